@@ -284,3 +284,45 @@ class LabelEditRow(TypedDict):
     reviewer: str
     created_at: str
     undoes: int | None
+
+
+class LiveStepRow(TypedDict):
+    """A trajectory in flight and one of its steps not read yet (`Store.live_steps`); the step's columns are None
+    on the one row of a trajectory with no new step. No texts: what a live view's meters and last call need."""
+
+    trajectory_id: int
+    item_id: str
+    replicate: int
+    idx: int | None
+    turn: int | None
+    kind: str | None
+    tool_name: str | None
+    tool_args: str | None  # JSON text: the reader decodes the one call it shows
+    cost_usd: float | None
+    points_used: int | None
+    tokens: int | None
+    rejections: int | None
+
+
+class FinishedRow(TypedDict):
+    """A final trajectory as it finished (`Store.finished_since`): its outcome, cost and error."""
+
+    id: int
+    item_id: str
+    replicate: int
+    termination: str | None
+    correct: int | None
+    cost_usd: float | None
+    error: str | None
+
+
+class TerminationTally(TypedDict):
+    """A run's finished final trajectories that ended one way (`Store.run_tally`): how many, how many correct,
+    their cost (None when none is costed), how many finished at or after the time asked about, the highest id."""
+
+    termination: str | None
+    n: int
+    n_correct: int
+    cost: float | None
+    since: int
+    max_id: int

@@ -1,14 +1,17 @@
 """The live run: progress, running accuracy, throughput, ETA, cost, terminations, errors; one row per episode in
 flight with budget meters, then the episodes that finished last (marked, still followable after the run ends);
-enter on a row follows that episode's transcript as it grows.
+enter on a row follows that episode's transcript as it grows, `s` opens the stepper on it.
 
-The runner never touches this screen: its events land in a `RunMonitor`; a 10 Hz
-timer takes a snapshot and redraws only when something changed, however many
-workers there are.
+Any run in the store can be watched, whoever executes it. A run this TUI launched is followed through its
+`RunMonitor` (the runner's events); any other — `--batch` over SSH, `serve-mcp`, another TUI, a campaign — through a
+`StoreMonitor`, which reads what the run's writer commits (`watch_stored_run`, the entry point other screens call).
+The runner never touches this screen: a 10 Hz timer polls the source, takes a snapshot and redraws only when
+something changed, however many workers there are.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -20,7 +23,7 @@ from textual.widgets import DataTable, ProgressBar, Static
 
 from sandbox.records import recorded_limits
 from workbench.tui.host import WorkbenchNode
-from workbench.tui.monitor import EpisodeRow, RunMonitor, Snapshot
+from workbench.tui.monitor import EpisodeRow, LiveSource, Snapshot
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.meters import level, level_style, meter_text
 from workbench.tui.widgets.plaintext import clip, sanitize
@@ -88,13 +91,14 @@ class LiveScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Live run"
     BINDINGS = [
         Binding("o", "open_run", "Open run", id="live.open"),
+        Binding("s", "stepper", "Stepper", id="live.stepper", show=False),
         Binding("x", "stop", "Stop", id="live.stop"),
         Binding("X", "cancel", "Interrupt now", id="live.cancel", show=False),
         Binding("tab", "app.focus_next", "Next pane", id="live.focus_next", show=False),
         Binding("escape,q", "back", "Back", id="live.back"),
     ]
 
-    def __init__(self, monitor: RunMonitor, job=None):
+    def __init__(self, monitor: LiveSource, job=None):
         super().__init__()
         self.monitor = monitor
         self.job = job
@@ -132,6 +136,7 @@ class LiveScreen(WorkbenchNode, Screen):
     # ------------------------------------------------------------ drawing
 
     def refresh_view(self) -> None:
+        self.monitor.poll()
         if self.monitor.version != self._version:
             snap = self.monitor.snapshot()
             self._version = snap.version
@@ -204,6 +209,9 @@ class LiveScreen(WorkbenchNode, Screen):
             else Text("— not measured", style="dim"),
             last_call_text(e),
         ]
+
+    def on_unmount(self) -> None:
+        self.monitor.close()
 
     def on_resize(self) -> None:
         self._version = -1  # redraw: the columns are fitted to the new width
@@ -287,6 +295,12 @@ class LiveScreen(WorkbenchNode, Screen):
     def action_open_run(self) -> None:
         self.app.open_run(self.monitor.name)
 
+    def action_stepper(self) -> None:
+        """The stepper on the episode under the cursor: its trajectory as stored, in progress or finished."""
+        key = self.current_key()
+        if key is not None:
+            self.app.step_episode(self.monitor.name, key)
+
     def action_stop(self) -> None:
         if self.job is not None and self.job.active:
             self.job.stop()
@@ -299,3 +313,11 @@ class LiveScreen(WorkbenchNode, Screen):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def watch_stored_run(store_path: Path | str, name: str) -> LiveScreen:
+    """The Live screen on any run in the store at `store_path`, read from what its writer commits (a run another
+    process executes, or one that has ended); StoreError when there is no store or no such run."""
+    from workbench.tui.store_monitor import StoreMonitor
+
+    return LiveScreen(StoreMonitor(store_path, name))
