@@ -286,22 +286,22 @@ class LabelEditRow(TypedDict):
     undoes: int | None
 
 
-class LiveStepRow(TypedDict):
-    """A trajectory in flight and one of its steps not read yet (`Store.live_steps`); the step's columns are None
-    on the one row of a trajectory with no new step. No texts: what a live view's meters and last call need."""
+class LiveEpisodeRow(TypedDict):
+    """A trajectory in flight as its committed steps leave it (`Store.live_episodes`): how many steps it has, the
+    ledger of its last one (None before its first), and of the steps after those a reader had already read, their
+    cost and the last tool call (None when there is none among them). No texts."""
 
     trajectory_id: int
     item_id: str
     replicate: int
-    idx: int | None
+    n_steps: int
     turn: int | None
-    kind: str | None
-    tool_name: str | None
-    tool_args: str | None  # JSON text: the reader decodes the one call it shows
-    cost_usd: float | None
     points_used: int | None
     tokens: int | None
     rejections: int | None
+    new_cost_usd: float | None
+    tool_name: str | None
+    tool_args: str | None  # JSON text: the reader decodes the one call it shows
 
 
 class FinishedRow(TypedDict):

@@ -2,9 +2,9 @@
 
 A run's writer (`storage.step_writer`) commits every episode's steps once per turn; a reader in another process
 (the TUI's Live screen on a run `--batch` executes) polls. Each question reads only what moved: the episodes in
-flight come from the (run_id, final, status) index and their new steps from the steps' (trajectory_id, idx)
-key, no texts; the trajectories finished since are those above the highest id the reader saw or among the ones
-it saw in flight (ids are given when an episode starts, so a finish is always one of the two).
+flight come from the (run_id, final, status) index and their last steps from the steps' (trajectory_id, idx)
+key, one row per episode and no texts; the trajectories finished since are those above the highest id the reader
+saw or among the ones it saw in flight (ids are given when an episode starts, so a finish is one of the two).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 
-from storage.rows import FinishedRow, LiveStepRow, TerminationTally
+from storage.rows import FinishedRow, LiveEpisodeRow, TerminationTally
 from storage.store.columns import as_records
 from storage.store.connection import StoreConnection
 
@@ -23,19 +23,26 @@ _FINISHED_WHERE = "run_id = ? AND final = 1 AND status = 'done'"
 class LiveReads(StoreConnection):
     """A run in progress as a reader in another process follows it (see the module docstring)."""
 
-    def live_steps(self, run_id: int, known: Mapping[int, int]) -> list[LiveStepRow]:
-        """The run's trajectories in flight, in the order they started, each with its steps from the index `known`
-        gives it on (0 for one not seen yet): a row per new step, or one row with the step's columns None."""
+    def live_episodes(self, run_id: int, known: Mapping[int, int]) -> list[LiveEpisodeRow]:
+        """The run's trajectories in flight, in the order they started, one row each: its steps as committed now
+        (count, the last one's ledger), and of those from the index `known` gives it on (0 for one not seen yet),
+        their cost and the last tool call. A row per episode whatever it did since: a poll of 256 episodes reads
+        256 rows, each through the steps' (trajectory_id, idx) key."""
         rows = self.conn.execute(
-            "WITH known(tid, nxt) AS (SELECT CAST(key AS INTEGER), value FROM json_each(?)) "
-            "SELECT t.id AS trajectory_id, t.item_id, t.replicate, s.idx, s.turn, s.kind, s.tool_name, s.tool_args, "
-            "s.cost_usd, s.points_used, s.tokens, s.rejections "
-            "FROM trajectories t LEFT JOIN known k ON k.tid = t.id "
-            "LEFT JOIN steps s ON s.trajectory_id = t.id AND s.idx >= COALESCE(k.nxt, 0) "
-            "WHERE t.run_id = ? AND t.final = 0 AND t.status = 'running' ORDER BY t.id, s.idx",
+            "WITH known(tid, nxt) AS (SELECT CAST(key AS INTEGER), value FROM json_each(?)), "
+            "flight AS (SELECT t.id, t.item_id, t.replicate, COALESCE(k.nxt, 0) AS nxt, "
+            "(SELECT MAX(idx) FROM steps WHERE trajectory_id = t.id) AS last, "
+            "(SELECT MAX(idx) FROM steps WHERE trajectory_id = t.id AND idx >= COALESCE(k.nxt, 0) AND kind = 'tool') "
+            "AS call FROM trajectories t LEFT JOIN known k ON k.tid = t.id "
+            "WHERE t.run_id = ? AND t.final = 0 AND t.status = 'running') "
+            "SELECT f.id AS trajectory_id, f.item_id, f.replicate, COALESCE(f.last + 1, 0) AS n_steps, s.turn, "
+            "s.points_used, s.tokens, s.rejections, c.tool_name, c.tool_args, "
+            "(SELECT SUM(cost_usd) FROM steps WHERE trajectory_id = f.id AND idx >= f.nxt) AS new_cost_usd "
+            "FROM flight f LEFT JOIN steps s ON s.trajectory_id = f.id AND s.idx = f.last "
+            "LEFT JOIN steps c ON c.trajectory_id = f.id AND c.idx = f.call ORDER BY f.id",
             (json.dumps({str(tid): nxt for tid, nxt in known.items()}), run_id),
         )
-        return as_records(rows, LiveStepRow)
+        return as_records(rows, LiveEpisodeRow)
 
     def finished_since(self, run_id: int, after_id: int, ids: Iterable[int]) -> list[FinishedRow]:
         """The run's final trajectories finished since a reader last looked: those with an id above `after_id` (the

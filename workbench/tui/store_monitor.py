@@ -5,7 +5,7 @@ The runner commits each episode's steps once per turn, so the store holds every 
 turn. This reader has a read-only connection of its own (WAL: it never blocks the writer, which never waits for
 it) and is polled by the screen: `poll` asks SQLite's `data_version` first (no read at all while nothing was
 committed), then reads only what moved — the steps after the last one read of each episode in flight, the
-trajectories finished since (`Store.live_steps`, `Store.finished_since`). Whether the writer still runs is its run
+trajectories finished since (`Store.live_episodes`, `Store.finished_since`). Whether the writer still runs is its run
 lock's holder: a run recorded as running whose holder is gone was killed, and says interrupted. Plain Python, no
 Textual; its snapshot is `monitor.Snapshot`, as the in-process `RunMonitor`'s.
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from sandbox.records import TERMINATIONS, CapsRecord
-from storage.rows import FinishedRow, LiveStepRow
+from storage.rows import FinishedRow, LiveEpisodeRow
 from workbench.tui.monitor import KEEP_FINISHED, EpisodeRow, Snapshot, tool_label
 
 Key = tuple[str, int]
@@ -76,18 +76,20 @@ class StoredEpisode:
             self.termination,
         )
 
-    def take(self, step: LiveStepRow) -> None:
-        """A step committed since the last poll: the ledger as it left it, the last call's label."""
-        self.n_steps = int(step["idx"] or 0) + 1
-        self.turn = int(step["turn"] or 0)
-        self.points_used = int(step["points_used"] or 0)
-        self.tokens = int(step["tokens"] or 0)
-        self.rejections = int(step["rejections"] or 0)
-        if step["kind"] == "tool":
-            args = json.loads(step["tool_args"]) if step["tool_args"] else None
-            self.last_call = tool_label(step["tool_name"], args)
-        if step["cost_usd"] is not None:
-            self.cost += step["cost_usd"]
+    def take(self, now: LiveEpisodeRow) -> bool:
+        """The episode as its committed steps leave it now; whether it moved since the last look."""
+        if now["n_steps"] == self.n_steps:
+            return False
+        self.n_steps = now["n_steps"]
+        self.turn = int(now["turn"] or 0)
+        self.points_used = int(now["points_used"] or 0)
+        self.tokens = int(now["tokens"] or 0)
+        self.rejections = int(now["rejections"] or 0)
+        if now["tool_name"] is not None:
+            args = json.loads(now["tool_args"]) if now["tool_args"] else None
+            self.last_call = tool_label(now["tool_name"], args)
+        self.cost += now["new_cost_usd"] or 0.0
+        return True
 
 
 class StoreMonitor:
@@ -195,21 +197,20 @@ class StoreMonitor:
             del self.finished_eps[oldest]
 
     def _in_flight(self) -> None:
-        """The episodes in flight with the steps committed since the last poll (only those are read)."""
+        """The episodes in flight as their committed steps leave them (only the steps since the last poll are read)."""
         by_id = {ep.trajectory_id: ep for ep in self.live.values()}
-        known = {tid: ep.n_steps for tid, ep in by_id.items()}
         live: dict[Key, StoredEpisode] = {}
-        for step in self.store.live_steps(self.run_id, known):
-            tid = step["trajectory_id"]
+        moved = False
+        for now in self.store.live_episodes(self.run_id, {tid: ep.n_steps for tid, ep in by_id.items()}):
+            tid = now["trajectory_id"]
             ep = by_id.get(tid)
             if ep is None:
-                ep = by_id[tid] = StoredEpisode(tid, step["item_id"], step["replicate"])
+                ep = StoredEpisode(tid, now["item_id"], now["replicate"])
                 self._unsettled.add(tid)
                 self._max_id = max(self._max_id, tid)
             live[ep.key] = ep
-            if step["idx"] is not None:
-                ep.take(step)
-        if live.keys() != self.live.keys() or any(ep.n_steps != known.get(ep.trajectory_id) for ep in live.values()):
+            moved = ep.take(now) or moved
+        if moved or live.keys() != self.live.keys():
             self.version += 1
         self.live = live  # an attempt retried (or abandoned) leaves; its episode comes back as the next attempt
 
