@@ -73,6 +73,8 @@ def test_live_episodes_gives_each_episode_in_flight_as_its_last_step_leaves_it(t
     _finish(writer, a, True)
     assert [r["trajectory_id"] for r in reader.live_episodes(run_id, {a: 3, b: 1})] == [b]  # a finished
     assert [s["idx"] for s in reader.steps(a, 1)] == [1, 2]  # a followed transcript reads from where it is
+    reader.close()
+    writer.close()
 
 
 def test_finished_since_misses_no_episode_even_one_that_started_and_ended_between_two_looks(tmp_path):
@@ -90,6 +92,8 @@ def test_finished_since_misses_no_episode_even_one_that_started_and_ended_betwee
     _finish(writer, seen, True)
     assert [t["id"] for t in reader.finished_since(run_id, seen, [seen])] == [seen, quick]
     assert reader.latest_trajectory_id(run_id, "i2") == quick and reader.latest_trajectory_id(run_id, "i9") is None
+    reader.close()
+    writer.close()
 
 
 def test_the_store_monitor_counts_what_the_writer_commits_and_says_when_it_is_gone(tmp_path):
@@ -133,4 +137,11 @@ def test_the_store_monitor_counts_what_the_writer_commits_and_says_when_it_is_go
     writer.update_run(run_id, status="done", finished_at="2026-01-01T00:00:20+00:00")
     monitor.poll()
     assert monitor.snapshot().status == "done"
+    writer.delete_run("r")  # deleted while watched: said, and nothing more is read
+    monitor.poll()
+    assert (monitor.snapshot().status, monitor.snapshot().message) == (
+        "failed",
+        "the run is no longer in the store (deleted)",
+    )
     monitor.close()
+    writer.close()

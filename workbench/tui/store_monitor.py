@@ -27,6 +27,7 @@ from workbench.tui.monitor import KEEP_FINISHED, EpisodeRow, Snapshot, tool_labe
 
 Key = tuple[str, int]
 GONE = "the process executing it is gone (killed?): launch the same run to resume it"
+DELETED = "the run is no longer in the store (deleted)"
 ACTIVE = ("starting", "running")
 
 
@@ -149,10 +150,15 @@ class StoreMonitor:
 
     def poll(self) -> None:
         """Read what was committed since the last poll (nothing when nothing was), then whether the writer runs."""
+        if self.message == DELETED:
+            return
         version = self.store.data_version()
         if version != self._data_version:
             self._data_version = version
             progress = self.store.run_progress(self.run_id)
+            if progress[0] is None:  # no run row any more: deleted (by another process) while watched
+                self._deleted()
+                return
             if progress != self._progress:
                 self._progress = progress
                 self._reread_run()
@@ -160,6 +166,11 @@ class StoreMonitor:
             if self.status in ACTIVE:
                 self._in_flight()
         self._writer()
+
+    def _deleted(self) -> None:
+        self.status, self.message = "failed", DELETED
+        self.live.clear()
+        self.version += 1
 
     def _reread_run(self) -> None:
         self._run = dict(self.store.run_by_id(self.run_id))
@@ -220,8 +231,11 @@ class StoreMonitor:
         from workbench.service.stores import lock_holder
 
         holder = lock_holder(self.store_path, self.name)
-        if holder is None and self._run["status"] == "running":
-            self._reread_run()  # it may have ended between the last read and the lock's release
+        if holder is None and self._run["status"] == "running":  # it may have ended since the last read
+            if self.store.run_progress(self.run_id)[0] is None:
+                self._deleted()
+                return
+            self._reread_run()
         if holder is not None:
             running = self._run["status"] == "running"
             status, message = ("running", None) if running else ("starting", "another process is starting it…")

@@ -111,6 +111,8 @@ class StepperScreen(SteppingScreen):
     def follow(self) -> None:
         """A trajectory in progress: the steps its writer committed since the last look, at the transcript's end
         (the view follows them when it was on the last turn); its header once it finishes."""
+        from workbench.service.errors import StoreError
+
         if not self.in_progress:
             return
         store = self.app.store
@@ -123,7 +125,12 @@ class StepperScreen(SteppingScreen):
         if new:
             self.view.append_steps(new)
             self.moved()
-        traj = store.trajectory(tid)
+        try:
+            traj = store.trajectory(tid)
+        except StoreError:  # discarded (its run resumed by a process that drops unfinished episodes) or deleted
+            self.traj = {**self.traj, "status": "gone"}
+            self.notify("this trajectory is no longer in the store: its run was resumed or deleted", timeout=4)
+            return
         if traj.get("status") != "running":
             self.traj = traj
             self.show_header()
