@@ -166,6 +166,7 @@ class RunsScreen(WorkbenchNode, Screen):
     def __init__(self):
         super().__init__()
         self.rows: list[RunListing] = []
+        self._first_seen: dict[str, tuple[float, int]] = {}  # a run in progress: when first listed so, and its done
         self.shown: list[str] = []
         self.sort_column = "created"
         self.sort_reverse = False
@@ -174,7 +175,6 @@ class RunsScreen(WorkbenchNode, Screen):
         self.marked: list[str] = []  # at most two, oldest first: the runs `c` compares
         self.widths = (NAME_MAX, AGENT_MAX)  # NAME and AGENT / MODEL clip widths, fitted to the table's width
         self._fitted: tuple[int, int] | None = None
-        self._first_seen: dict[str, tuple[float, int]] = {}  # a run in progress: when first listed so, and its done
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-title", classes="title-bar")
