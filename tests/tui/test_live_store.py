@@ -118,9 +118,16 @@ async def test_the_live_screen_follows_a_run_another_process_writes_to_its_end(t
                 await pilot.press("s")
                 await until(pilot, lambda: isinstance(app.screen, StepperScreen), "the stepper")
                 stepper = app.screen
+
+                def stepper_title() -> str:
+                    return str(stepper.query_one("#stepper-title").render())
+
+                assert "in progress" in stepper_title()
                 turns = stepper.view.n_turns
                 model.allow()  # submit: the first episode ends
                 await until(pilot, lambda: stepper.view.n_turns > turns, "the new turn in the stepper")
+                await until(pilot, lambda: "in progress" not in stepper_title(), "the stepper's episode finished")
+                assert "answer" in stepper_title()
                 await pilot.press("escape")
                 await until(pilot, lambda: "1/2" in str(live.query_one("#live-stats").render()), "1/2 done")
                 model.allow(3)  # the second episode, to its end
@@ -161,3 +168,26 @@ async def test_a_killed_writer_shows_as_interrupted(tmp_path):
             if proc.poll() is None:
                 proc.kill()
             proc.communicate()
+
+
+async def test_s_on_the_live_screen_of_a_run_launched_here_opens_its_episode_in_the_stepper(tmp_path):
+    """The in-process path is kept: a run this workbench launched is followed through its job's monitor, and `s`
+    opens the stepper on the episode under the cursor as stored."""
+    from workbench.service.launch import LaunchRequest, run_spec
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        job = app.start_run(
+            run_spec(LaunchRequest(dataset="builtin", agent="heuristic", limit=2, workers=1, name="here"))
+        )
+        await until(pilot, lambda: isinstance(app.screen, LiveScreen) and not job.active, "the run launched here done")
+        live = app.screen
+        assert live.monitor is job.monitor  # not the store reader
+        await until(pilot, lambda: "✓ done" in title(live) and live.shown, "its episodes listed")
+        key = live.current_key()
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, StepperScreen), "the stepper")
+        stepper = app.screen
+        assert (stepper.traj["item_id"], stepper.traj["replicate"]) == key and stepper.view.n_turns >= 1
+        assert "in progress" not in str(stepper.query_one("#stepper-title").render())
