@@ -18,6 +18,7 @@ from textual.widgets import DataTable
 from tui_support import make_app
 
 from tests.openai_server import FakeOpenAI, seed_of, tool_reply, turn_of
+from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.screens.live import LiveScreen
 from workbench.tui.screens.runs import RunsScreen
 from workbench.tui.screens.stepper import StepperScreen
@@ -100,6 +101,8 @@ async def test_the_live_screen_follows_a_run_another_process_writes_to_its_end(t
                 # the runs list marks the run in progress (its writer holds its lock)
                 await until(pilot, lambda: db.exists() and "▶" in state_cell(home, "child"), "the run listed ▶")
                 assert "1 run in progress" in str(home.query_one("#runs-title").render())
+                palette = [c[0] for c in WorkbenchCommands(home).commands()]
+                assert "Watch run: child" in palette  # offered for a run in progress anywhere, not only one of ours
                 await pilot.press("w")  # not launched from this session: watched through the store
                 await until(pilot, lambda: isinstance(app.screen, LiveScreen), "the Live screen")
                 live = app.screen

@@ -118,6 +118,16 @@ class WorkbenchApp(App[int]):
         store = self.open_store(create=False)
         return [r["name"] for r in store.runs()] if store is not None else []
 
+    def runs_in_progress(self) -> set[str]:
+        """The runs some process on this machine executes now (each run's lock holder), this session's included."""
+        from workbench.service.stores import lock_holder
+
+        store = self.open_store(create=False)
+        if store is None:
+            return set()
+        running = [r["name"] for r in store.runs() if r["status"] == "running"]
+        return {name for name in running if lock_holder(self.store_path, name) is not None}
+
     # ------------------------------------------------------------ lifecycle
 
     def on_mount(self) -> None:
