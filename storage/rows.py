@@ -305,7 +305,7 @@ class LiveEpisodeRow(TypedDict):
 
 
 class FinishedRow(TypedDict):
-    """A final trajectory as it finished (`Store.finished_since`): its outcome, cost and error."""
+    """A final trajectory as it finished (`Store.finished_since`): its outcome, cost and error, and when."""
 
     id: int
     item_id: str
@@ -314,15 +314,4 @@ class FinishedRow(TypedDict):
     correct: int | None
     cost_usd: float | None
     error: str | None
-
-
-class TerminationTally(TypedDict):
-    """A run's finished final trajectories that ended one way (`Store.run_tally`): how many, how many correct,
-    their cost (None when none is costed), how many finished at or after the time asked about, the highest id."""
-
-    termination: str | None
-    n: int
-    n_correct: int
-    cost: float | None
-    since: int
-    max_id: int
+    finished_at: str | None

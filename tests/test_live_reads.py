@@ -6,6 +6,8 @@ the Live screen's `StoreMonitor` is, in another process), so every commit is wha
 
 from __future__ import annotations
 
+import pytest
+
 from storage import Store
 from storage.locks import RunLock
 from workbench.tui.store_monitor import StoreMonitor
@@ -77,15 +79,14 @@ def test_live_episodes_gives_each_episode_in_flight_as_its_last_step_leaves_it(t
     writer.close()
 
 
-def test_finished_since_misses_no_episode_even_one_that_started_and_ended_between_two_looks(tmp_path):
+def test_finished_since_gives_the_trajectories_above_an_id_and_those_asked_for(tmp_path):
     writer = Store(tmp_path / "s.sqlite")
     run_id = _run(writer)
     done = writer.begin_trajectory(run_id, "i0", 0, 0, {})
     _finish(writer, done, False)
     seen = writer.begin_trajectory(run_id, "i1", 0, 0, {})  # in flight at the reader's look
     reader = Store(tmp_path / "s.sqlite", readonly=True)
-    tally = reader.run_tally(run_id, "")
-    assert [(t["termination"], t["n"], t["n_correct"], t["max_id"]) for t in tally] == [("answer", 1, 0, done)]
+    assert [t["id"] for t in reader.finished_since(run_id, 0, [])] == [done]  # from nothing: every one
     assert reader.finished_since(run_id, seen, [seen]) == []
     quick = writer.begin_trajectory(run_id, "i2", 0, 0, {})  # begins and ends before the next look
     _finish(writer, quick, True)
@@ -93,6 +94,41 @@ def test_finished_since_misses_no_episode_even_one_that_started_and_ended_betwee
     assert [t["id"] for t in reader.finished_since(run_id, seen, [seen])] == [seen, quick]
     assert reader.latest_trajectory_id(run_id, "i2") == quick and reader.latest_trajectory_id(run_id, "i9") is None
     reader.close()
+    writer.close()
+
+
+@pytest.mark.parametrize("after", ["live_episodes", "finished_since"])
+def test_a_finish_committed_while_the_monitor_reads_is_counted_once(tmp_path, after):
+    """A poll reads the episodes in flight and the trajectories finished: a trajectory that finishes right after
+    either read (the writer commits whenever it likes), while a later one finished before, is counted, at that
+    poll or the next, and only once."""
+    path = tmp_path / "s.sqlite"
+    writer = Store(path)
+    run_id = _run(writer)
+    lock = RunLock(path, "r")
+    lock.acquire()
+    writer.update_run(run_id, status="running", started_at="2026-01-01T00:00:00+00:00", planned=4)
+    monitor = StoreMonitor(path, "r")
+    old = writer.begin_trajectory(run_id, "i1", 0, 0, {})  # both begun after the monitor's last look
+    newer = writer.begin_trajectory(run_id, "i2", 0, 0, {})
+    _finish(writer, newer, True)  # and the later one finished: the highest id finished is above `old`'s
+    read = getattr(monitor.store, after)
+
+    def then_old_finishes(*args):
+        rows = read(*args)
+        _finish(writer, old, False)
+        return rows
+
+    setattr(monitor.store, after, then_old_finishes)
+    monitor.poll()
+    setattr(monitor.store, after, read)
+    monitor.poll()
+    monitor.poll()
+    snap = monitor.snapshot()
+    assert (snap.done, snap.correct, snap.episodes) == (2, 1, ())
+    assert sorted(e.key for e in snap.finished) == [("i1", 0), ("i2", 0)]
+    lock.release()
+    monitor.close()
     writer.close()
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 
-from storage.rows import FinishedRow, LiveEpisodeRow, TerminationTally
+from storage.rows import FinishedRow, LiveEpisodeRow
 from storage.store.columns import as_records
 from storage.store.connection import StoreConnection
 
-_FINISHED_COLUMNS = "id, item_id, replicate, termination, correct, cost_usd, error"
+_FINISHED_COLUMNS = "id, item_id, replicate, termination, correct, cost_usd, error, finished_at"
 _FINISHED_WHERE = "run_id = ? AND final = 1 AND status = 'done'"
 
 
@@ -54,17 +54,6 @@ class LiveReads(StoreConnection):
             (run_id, after_id, run_id, json.dumps(sorted(ids))),
         )
         return as_records(rows, FinishedRow)
-
-    def run_tally(self, run_id: int, since: str) -> list[TerminationTally]:
-        """The run's finished final trajectories by termination: how many, correct, cost, how many finished at or
-        after `since` (an ISO time as the store writes them: the session's start), and the highest id."""
-        rows = self.conn.execute(
-            "SELECT termination, COUNT(*) AS n, COALESCE(SUM(correct), 0) AS n_correct, SUM(cost_usd) AS cost, "
-            "COALESCE(SUM(finished_at >= ?), 0) AS since, MAX(id) AS max_id FROM trajectories "
-            f"WHERE {_FINISHED_WHERE} GROUP BY termination",
-            (since, run_id),
-        )
-        return as_records(rows, TerminationTally)
 
     def latest_trajectory_id(self, run_id: int, item_id: str, replicate: int = 0) -> int | None:
         """The trajectory of an episode's latest attempt, in flight or finished (None before it started)."""

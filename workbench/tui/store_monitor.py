@@ -125,7 +125,7 @@ class StoreMonitor:
 
     def _start(self, run: dict[str, Any]) -> None:
         """Count what the run holds now (its finished trajectories by termination, correct, cost), from zero: at
-        the first look, and again when a process takes the run up after it ended (a resume)."""
+        the first look, and again when a process takes the run up again (a resume: a new session)."""
         self._run = run
         self.done = self.correct = self.new_done = 0
         self.terminations: Counter[str] = Counter()
@@ -133,17 +133,12 @@ class StoreMonitor:
         self.cost, self.priced = 0.0, False
         self.live: dict[Key, StoredEpisode] = {}
         self.finished_eps: OrderedDict[Key, StoredEpisode] = OrderedDict()
-        self._unsettled: set[int] = set()  # trajectories seen in flight and not yet seen finished
-        self._max_id = 0
-        for t in self.store.run_tally(self.run_id, run["started_at"] or ""):
-            self.done += t["n"]
-            self.correct += t["n_correct"]
-            self.new_done += t["since"]
-            self.terminations[t["termination"] or "?"] += t["n"]
-            if t["cost"] is not None:
-                self.cost += t["cost"]
-                self.priced = True
-            self._max_id = max(self._max_id, t["max_id"] or 0)
+        # what makes every finish counted once (`_finished`): the trajectories counted, those seen in flight since
+        # the last count, the highest id seen in flight, and that id as of the last count (0: read them all)
+        self._counted: set[int] = set()
+        self._unsettled: set[int] = set()
+        self._max_id = self._watermark = 0
+        self._progress = None  # the next poll counts (from the first trajectory on, after a new session's start)
         self.version += 1
 
     # ------------------------------------------------------------ reading the store
@@ -159,12 +154,12 @@ class StoreMonitor:
             if progress[0] is None:  # no run row any more: deleted (by another process) while watched
                 self._deleted()
                 return
-            if progress != self._progress:
-                self._progress = progress
-                self._reread_run()
-                self._finished()
             if self.status in ACTIVE:
-                self._in_flight()
+                self._in_flight()  # before the finished ones: see `_finished`
+            if progress != self._progress:
+                self._reread_run()
+                self._progress = progress
+                self._finished()
         self._writer()
 
     def _deleted(self) -> None:
@@ -173,23 +168,37 @@ class StoreMonitor:
         self.version += 1
 
     def _reread_run(self) -> None:
-        self._run = dict(self.store.run_by_id(self.run_id))
+        """The run's row again; a new session (a process took the run up again: a new start time) is counted
+        anew, from what the store holds then."""
+        run = dict(self.store.run_by_id(self.run_id))
+        if run == self._run:
+            return
+        if run["started_at"] != self._run.get("started_at"):
+            self._start(run)
+        else:
+            self._run = run
         self.version += 1
 
     def _finished(self) -> None:
-        """The trajectories finished since the last poll: counted, their episodes moved to the finished ones."""
-        for t in self.store.finished_since(self.run_id, self._max_id, self._unsettled):
-            self._count(t)
-            self._unsettled.discard(t["id"])
-            self._max_id = max(self._max_id, t["id"])
-            self.version += 1
+        """The trajectories finished since the last count, each counted once, their episodes moved to the finished.
+
+        Read after the episodes in flight, it asks for those seen in flight since the last count and those above
+        the highest id seen in flight as of the last count: a trajectory that finished since began either before
+        that look (then it was in flight at it) or after it (then its id is higher: ids are given at the start)."""
+        for t in self.store.finished_since(self.run_id, self._watermark, self._unsettled):
+            if t["id"] not in self._counted:
+                self._counted.add(t["id"])
+                self._count(t)
+                self.version += 1
+        self._unsettled = {ep.trajectory_id for ep in self.live.values()}  # the rest finished, not final (a retry)
+        self._watermark = self._max_id
 
     def _count(self, t: FinishedRow) -> None:
         key = (t["item_id"], t["replicate"])
         termination = t["termination"] or "?"
         self.done += 1
         self.correct += bool(t["correct"])
-        self.new_done += 1
+        self.new_done += (t["finished_at"] or "") >= (self._run["started_at"] or "")  # in this session
         self.terminations[termination] += 1
         if t["cost_usd"] is not None:
             self.cost += t["cost_usd"]
@@ -245,8 +254,6 @@ class StoreMonitor:
             status, message = self._run["status"], self._run["note"]
         if (status, message) == (self.status, self.message):
             return
-        if status in ACTIVE and self.status not in ACTIVE:
-            self._start(dict(self.store.run_by_id(self.run_id)))  # taken up again: this session counts anew
         self.status, self.message = status, message
         if status not in ACTIVE:
             self.live.clear()
