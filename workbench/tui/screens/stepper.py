@@ -121,16 +121,16 @@ class StepperScreen(SteppingScreen):
             return
         self._data_version = version
         tid = self.ids[self.index]
-        new = store.steps(tid, len(self.view.steps))
-        if new:
-            self.view.append_steps(new)
-            self.moved()
-        try:
+        try:  # its state first: once it reads finished, the steps read after it are all of them
             traj = store.trajectory(tid)
         except StoreError:  # discarded (its run resumed by a process that drops unfinished episodes) or deleted
             self.traj = {**self.traj, "status": "gone"}
             self.notify("this trajectory is no longer in the store: its run was resumed or deleted", timeout=4)
             return
+        new = store.steps(tid, len(self.view.steps))
+        if new:
+            self.view.append_steps(new)
+            self.moved()
         if traj.get("status") != "running":
             self.traj = traj
             self.show_header()
