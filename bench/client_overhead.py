@@ -1,8 +1,8 @@
 """Our CPU per model call, and our call rate against a bare asyncio client's, at GPU-server speeds.
 
-    python bench/client_overhead.py [--rounds 3] [--only cpu,64x0.2,256x0.1] [--tree OLD_CHECKOUT]
+    python bench/client_overhead.py [--rounds 3] [--only cpu,64x0.2,256x0.1,256x0.1-watched] [--tree OLD_CHECKOUT]
 
-Three measures, each against the test server (`tests/openai_server.py`, its own process, 4 calls
+Four measures, each against the test server (`tests/openai_server.py`, its own process, 4 calls
 per episode, started by `bench/llm_throughput.py`):
 
 - `cpu`: 400 items, 16 workers, zero latency: our process's CPU (user + system, from
@@ -14,6 +14,11 @@ per episode, started by `bench/llm_throughput.py`):
   response read by its Content-Length, no parsing, no tools, no store). Runs alternate pair by
   pair (ours, bare, ours, bare…) so a shared machine's load hits both alike; the ratio of each
   pair and the median of the ratios are printed, with the load average beside each pair.
+- `256x0.1-watched`: the `256x0.1` run watched, against the same run unwatched, pair by pair: a
+  reader in its own process follows it as the Live screen does a run another process executes
+  (`llm_throughput.py --watch`: the store polled ten times a second, `StoreMonitor`); the ratio
+  of the call rates (watched / unwatched: 1.0 is "watching costs the run nothing") and the
+  reader's poll times.
 
 Prints JSON; asserts nothing.
 """
@@ -93,18 +98,39 @@ MEASURES = {
     "cpu": Measure(16, 0.0, 400, 1),
     "64x0.2": Measure(64, 0.2, 200, 4),
     "256x0.1": Measure(256, 0.1, 640, 4),
+    "256x0.1-watched": Measure(256, 0.1, 640, 4),
 }
 CALLS = 4
 
 
-def ours(workers: int, latency: float, items: int, replicates: int, tree: Path = ROOT) -> dict:
+def ours(workers: int, latency: float, items: int, replicates: int, tree: Path = ROOT, watch: bool = False) -> dict:
     """One run of the workbench (its own process, its server another): the throughput bench's figures; `tree`:
-    another checkout's (the code before a change)."""
+    another checkout's (the code before a change); `watch`: with a Live screen's reader following it."""
     flags = ["--workers", str(workers), "--latency", str(latency), "--items", str(items)]
     flags += ["--replicates", str(replicates), "--calls", str(CALLS), "--client", "native"]
+    flags += ["--watch"] if watch else []
     script = tree / "bench" / "llm_throughput.py"
     out = subprocess.run([sys.executable, str(script), *flags], capture_output=True, text=True, check=True)
     return json.loads(out.stdout[out.stdout.index("{") :])
+
+
+def watched_pair(m: Measure, load: float, tree: Path) -> dict:
+    """The run unwatched, then watched: the call rates, their ratio, the reader's polls."""
+    plain = ours(m.workers, m.latency, m.items, m.replicates, tree)
+    seen = ours(m.workers, m.latency, m.items, m.replicates, tree, watch=True)
+    reader = seen["watcher"]
+    return {
+        "load": round(load, 2),
+        "unwatched_calls_per_s": plain["model_calls_per_s"],
+        "watched_calls_per_s": seen["model_calls_per_s"],
+        "ratio": round(seen["model_calls_per_s"] / plain["model_calls_per_s"], 3),
+        "reader_polls": reader["polls"],
+        "reader_poll_median_ms": reader["median_ms"],
+        "reader_poll_max_ms": reader["max_ms"],
+        "reader_most_in_flight": reader["most_in_flight"],
+        "reader_cpu_s": reader["cpu_s"],
+        "run_s": seen["seconds"],
+    }
 
 
 def bare(workers: int, latency: float, episodes: int) -> dict:
@@ -128,6 +154,10 @@ def main() -> None:
         rows = []
         for r in range(args.rounds):
             load = os.getloadavg()[0]
+            if name.endswith("-watched"):
+                rows.append(watched_pair(m, load, tree))
+                print(f"{name} round {r + 1}: {json.dumps(rows[-1])}", file=sys.stderr, flush=True)
+                continue
             got = ours(m.workers, m.latency, m.items, m.replicates, tree)
             if name == "cpu":
                 rows.append(

@@ -3,6 +3,7 @@
     python bench/llm_throughput.py [--items 400] [--workers 16] [--latency 0] [--calls 4] [--client auto]
     python bench/llm_throughput.py --preset paper --episodes 200 [--cache DIR]
     python bench/llm_throughput.py --compare native,litellm[,base=/path/to/old/tree] --rounds 3 [run flags]
+    python bench/llm_throughput.py --watch [run flags]      # with a Live screen's reader polling the store
 
 `--compare` runs each variant in its own process (so peak RSS is its own), alternating
 variants round by round (a shared machine's noise hits them alike), and prints each
@@ -14,7 +15,10 @@ is generated and imported once into --cache (default: a folder in the temp dir, 
 second invocation measures the run with a warm corpus cache, as the target is stated.
 
 The server runs in its own process (so its work is not counted as ours) and answers
-instantly (or after --latency seconds). Each episode makes --calls model calls.
+instantly (or after --latency seconds). Each episode makes --calls model calls. `--watch` starts
+a reader in its own process that follows the run as the Live screen does on a run another process
+executes (`StoreMonitor`: `poll` and `snapshot` ten times a second) and reports its polls' times;
+`--store PATH` keeps the run's store there (a reader started by another script can follow it).
 `cpu_ms_per_call` is the run's CPU per model call, `process_cpu_ms_per_call` the whole
 process's (start-up, imports and corpus open included). Prints rates and ratios; asserts nothing.
 """
@@ -60,6 +64,38 @@ with srv.lock:
 """
 
 
+WATCHER = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from workbench.service import agents, stores
+from workbench.service.errors import StoreError
+from workbench.tui.store_monitor import StoreMonitor
+from sandbox.agents import registry  # what opening a run imports: before the run starts, as a TUI has it
+print("ready", flush=True)
+monitor, deadline = None, time.monotonic() + 600
+while monitor is None:  # until the run exists (the store, then the run's row, are created by the run)
+    try:
+        monitor = StoreMonitor({path!r}, "bench")
+    except StoreError:
+        assert time.monotonic() < deadline, "the run never started"
+        time.sleep(0.01)
+took, most, cpu0 = [], 0, time.process_time()
+while True:
+    t = time.perf_counter()
+    monitor.poll()
+    snap = monitor.snapshot()
+    took.append(time.perf_counter() - t)
+    most = max(most, len(snap.episodes))
+    if snap.status not in ("starting", "running"):
+        break
+    time.sleep(0.1)  # the Live screen's 10 Hz
+took.sort()
+print(json.dumps({{"polls": len(took), "most_in_flight": most, "median_ms": round(took[len(took) // 2] * 1000, 2),
+                  "p99_ms": round(took[int(len(took) * 0.99)] * 1000, 2), "max_ms": round(took[-1] * 1000, 2),
+                  "cpu_s": round(time.process_time() - cpu0, 2), "done": snap.done}}))
+"""
+
+
 def process_cpu_s(pid: int) -> float:
     """CPU seconds (user + system) a process has used so far, from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -94,6 +130,8 @@ def main() -> None:
     ap.add_argument("--client", choices=("auto", "native", "litellm"), default="auto")
     ap.add_argument("--compare", help="comma-separated variants: native, litellm, base=DIR")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--watch", action="store_true", help="a Live screen's reader follows the run from its own process")
+    ap.add_argument("--store", help="keep the run's store at this path (default: a temporary one, removed)")
     args = ap.parse_args()
     if args.compare:
         return compare(args.compare.split(","), args.rounds, strip_compare(sys.argv[1:]))
@@ -137,8 +175,14 @@ def main() -> None:
     assert server.stdin is not None and server.stdout is not None  # both PIPE
     server_in, server_out = server.stdin, server.stdout
     url = server_out.readline().strip()
+    store_path = Path(args.store) if args.store else work / "store.sqlite"
+    watcher = None
+    if args.watch:  # started, its imports done, before the run: a TUI watching a run has its modules loaded
+        code = WATCHER.format(root=str(ROOT), path=str(store_path))
+        watcher = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        assert watcher.stdout is not None and watcher.stdout.readline().strip() == "ready"
     try:
-        store = Store(work / "store.sqlite")
+        store = Store(store_path)
         spec = RunSpec(
             name="bench",
             dataset=str(root),
@@ -160,6 +204,7 @@ def main() -> None:
         server_in.close()
         timings = json.loads(server_out.readline() or "[]")
         server.wait()
+        watched = json.loads(watcher.communicate()[0] or "null") if watcher is not None else None
         shutil.rmtree(work, ignore_errors=True)  # the run's store: one per invocation, never read again
     calls = result["done"] * args.calls
     phases = call_phases(timings, t, t_end, args.workers, args.latency)
@@ -189,6 +234,7 @@ def main() -> None:
                 "total_s": round(time.perf_counter() - t0, 2),
                 "preset": args.preset,
                 "peak_mb": round(peak_mb(), 1),
+                "watcher": watched,
             },
             indent=1,
         )

@@ -284,3 +284,34 @@ class LabelEditRow(TypedDict):
     reviewer: str
     created_at: str
     undoes: int | None
+
+
+class LiveEpisodeRow(TypedDict):
+    """A trajectory in flight as its committed steps leave it (`Store.live_episodes`): how many steps it has, the
+    ledger of its last one (None before its first), and of the steps after those a reader had already read, their
+    cost and the last tool call (None when there is none among them). No texts."""
+
+    trajectory_id: int
+    item_id: str
+    replicate: int
+    n_steps: int
+    turn: int | None
+    points_used: int | None
+    tokens: int | None
+    rejections: int | None
+    new_cost_usd: float | None
+    tool_name: str | None
+    tool_args: str | None  # JSON text: the reader decodes the one call it shows
+
+
+class FinishedRow(TypedDict):
+    """A final trajectory as it finished (`Store.finished_since`): its outcome, cost and error, and when."""
+
+    id: int
+    item_id: str
+    replicate: int
+    termination: str | None
+    correct: int | None
+    cost_usd: float | None
+    error: str | None
+    finished_at: str | None

@@ -10,18 +10,20 @@ WAL lets the TUI read while a run writes; a generous busy timeout makes two writ
 processes wait for each other instead of failing with `database is locked`.
 
 Its methods are grouped by the table they work on, one module each, over one connection (`connection`): `runs`,
-`trajectories`, `steps`, `judgments`, `audit`; `columns` holds how values cross the columns.
+`trajectories`, `steps`, `judgments`, `audit`, and `live` (a run in progress as another process follows it);
+`columns` holds how values cross the columns.
 """
 
 from __future__ import annotations
 
 from storage.store.audit import AuditTables
 from storage.store.judgments import JudgmentsTable
+from storage.store.live import LiveReads
 from storage.store.runs import RunsTable
 from storage.store.trajectories import TrajectoriesTable
 
 
-class Store(RunsTable, TrajectoriesTable, JudgmentsTable, AuditTables):
+class Store(RunsTable, TrajectoriesTable, JudgmentsTable, AuditTables, LiveReads):
     """A results store file. Not shared across threads; open one per thread or process."""
 
 

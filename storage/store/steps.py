@@ -73,12 +73,13 @@ class StepsTable(StoreConnection):
             self.conn.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts)
         self.conn.executemany(_INSERT_STEP, rows)
 
-    def steps(self, trajectory_id: int) -> list[dict[str, Any]]:
-        """Every step of a trajectory with its full text restored."""
+    def steps(self, trajectory_id: int, start: int = 0) -> list[dict[str, Any]]:
+        """Every step of a trajectory with its full text restored; from index `start` on (a reader following a
+        trajectory in progress asks for the steps committed since it last looked)."""
         rows = self.conn.execute(
             "SELECT s.*, COALESCE(s.text, x.body) AS full_text FROM steps s LEFT JOIN texts x ON x.hash = s.text_hash "
-            "WHERE s.trajectory_id = ? ORDER BY s.idx",
-            (trajectory_id,),
+            "WHERE s.trajectory_id = ? AND s.idx >= ? ORDER BY s.idx",
+            (trajectory_id, start),
         )
         out = []
         for r in rows:

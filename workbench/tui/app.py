@@ -119,6 +119,16 @@ class WorkbenchApp(App[int]):
         store = self.open_store(create=False)
         return [r["name"] for r in store.runs()] if store is not None else []
 
+    def runs_in_progress(self) -> set[str]:
+        """The runs some process on this machine executes now (each run's lock holder), this session's included."""
+        from workbench.service.stores import lock_holder
+
+        store = self.open_store(create=False)
+        if store is None:
+            return set()
+        running = [r["name"] for r in store.runs() if r["status"] == "running"]
+        return {name for name in running if lock_holder(self.store_path, name) is not None}
+
     # ------------------------------------------------------------ lifecycle
 
     def on_mount(self) -> None:
@@ -476,20 +486,42 @@ class WorkbenchApp(App[int]):
                 screen.refresh_view()
 
     def watch_run(self, name: str) -> None:
-        from workbench.tui.screens.live import LiveScreen
+        """The Live screen on run `name`: through its job while this session executes it (or executed it and no
+        other process has taken it up since), else through the store, whoever executes it."""
+        from workbench.service.errors import StoreError
+        from workbench.service.stores import lock_holder
+        from workbench.tui.screens.live import LiveScreen, watch_stored_run
 
         job = self.jobs.get(name)
-        if job is None:
-            self.notify(
-                f"'{name}' was not launched from this workbench session: no live view "
-                "(its list refreshes as it progresses)",
-                severity="warning",
-                timeout=4,
-            )
+        if job is not None and (job.active or lock_holder(self.store_path, name) is None):
+            if not (isinstance(self.screen, LiveScreen) and self.screen.monitor is job.monitor):
+                self.push_screen(LiveScreen(job.monitor, job))
             return
-        if isinstance(self.screen, LiveScreen) and self.screen.monitor is job.monitor:
+        if isinstance(self.screen, LiveScreen) and self.screen.monitor.name == name:
             return
-        self.push_screen(LiveScreen(job.monitor, job))
+        try:
+            screen = watch_stored_run(self.store_path, name)
+        except StoreError as exc:  # no store yet, or the run was deleted meanwhile
+            self.notify(str(exc), severity="error")
+            return
+        self.push_screen(screen)
+
+    def step_episode(self, run_name: str, key: tuple[str, int]) -> None:
+        """The stepper on an episode of a run (item, replicate): its latest attempt as stored, in progress or not."""
+        from workbench.service.errors import StoreError
+        from workbench.tui.screens.stepper import StepperScreen
+
+        store = self.store
+        try:
+            run = store.run(run_name)
+        except StoreError as exc:  # deleted meanwhile
+            self.notify(str(exc), severity="error")
+            return
+        tid = store.latest_trajectory_id(run["id"], *key)
+        if tid is None:
+            self.notify(f"{key[0]} r{key[1]} has no stored step yet", timeout=2)
+            return
+        self.push_screen(StepperScreen(dict(run), [tid]))
 
     def open_run(self, name: str, tab: str = "trajectories") -> None:
         from workbench.service.errors import StoreError

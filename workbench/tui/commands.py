@@ -67,9 +67,10 @@ class WorkbenchCommands(Provider):
                 f"key {key}" + (f" · {binding.id}" if binding.id else ""),
                 partial(app.run_action, binding.action, node),
             )
+        watchable = set(app.jobs) | app.runs_in_progress()  # launched here, or executed by any process now
         for name in app.run_names():
             yield f"Open run: {name}", "its trajectories and diagnostics", partial(app.open_run, name)
-            if name in app.jobs:
+            if name in watchable:
                 yield f"Watch run: {name}", "the live monitor", partial(app.watch_run, name)
 
     async def discover(self) -> Hits:

@@ -1,4 +1,4 @@
-"""The live state of one run, built from the runner's events; what the live screen polls.
+"""The live state of one run this TUI executes, built from the runner's events; what the live screen polls.
 
 Plain Python, no Textual: `feed` is called on the runner's thread for every event and
 does a few O(1) updates under a lock; the screen takes a `snapshot()` at most ten
@@ -13,7 +13,7 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sandbox.records import TERMINATIONS, CapsRecord
 
@@ -80,9 +80,36 @@ class Snapshot:
         return self.correct / self.done if self.done else None
 
 
+class LiveSource(Protocol):
+    """What the Live screen follows: a run this TUI executes (`RunMonitor`, fed by the runner's events) or any run
+    in the store (`store_monitor.StoreMonitor`, read from what its writer commits). `poll` brings the source up to
+    date (the screen calls it before each redraw), `version` moves when a snapshot would differ."""
+
+    name: str
+    caps: CapsRecord
+    tokens_measured: bool
+    version: int
+
+    def poll(self) -> None: ...
+
+    def snapshot(self) -> Snapshot: ...
+
+    def steps(self, key: tuple[str, int], start: int = 0) -> tuple[list[Any], bool, float] | None: ...
+
+    def episode_outcome(self, key: tuple[str, int]) -> tuple[bool | None, str | None]: ...
+
+    def keep(self, *keys: tuple[str, int] | None) -> None: ...
+
+    def close(self) -> None: ...
+
+
 def call_label(step: Any) -> str:
     """`read_section(paper, C)`-style label of a tool step, from its name and arguments."""
-    args = step.tool_args
+    return tool_label(step.tool_name, step.tool_args)
+
+
+def tool_label(name: str | None, args: Any) -> str:
+    """`read_section(paper, C)`-style label of a call: each argument's value, long ones cut."""
     if isinstance(args, dict):
         parts = []
         for _key, value in args.items():
@@ -93,7 +120,7 @@ def call_label(step: Any) -> str:
         inner = ""
     else:
         inner = "…"
-    return f"{step.tool_name}({inner})"
+    return f"{name}({inner})"
 
 
 def _row(ep: Episode) -> EpisodeRow:
@@ -223,6 +250,12 @@ class RunMonitor:
             self.kept = frozenset(k for k in keys if k is not None)
 
     # ------------------------------------------------------------ reader side (UI thread)
+
+    def poll(self) -> None:
+        """Nothing to read: the runner's events land here as they happen."""
+
+    def close(self) -> None:
+        """Nothing to release: the job owns the run's store connection."""
 
     def snapshot(self) -> Snapshot:
         with self._lock:

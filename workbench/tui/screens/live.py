@@ -1,28 +1,33 @@
 """The live run: progress, running accuracy, throughput, ETA, cost, terminations, errors; one row per episode in
 flight with budget meters, then the episodes that finished last (marked, still followable after the run ends);
-enter on a row follows that episode's transcript as it grows.
+enter on a row follows that episode's transcript as it grows, `s` opens the stepper on it.
 
-The runner never touches this screen: its events land in a `RunMonitor`; a 10 Hz
-timer takes a snapshot and redraws only when something changed, however many
-workers there are.
+Any run in the store can be watched, whoever executes it. A run this TUI launched is followed through its
+`RunMonitor` (the runner's events); any other — `--batch` over SSH, `serve-mcp`, another TUI, a campaign — through a
+`StoreMonitor`, which reads what the run's writer commits (`watch_stored_run`, the entry point other screens call).
+The runner never touches this screen: a 10 Hz timer polls the source, takes a snapshot and redraws only when
+something changed, however many workers there are.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static
+from textual.widgets.data_table import ColumnKey
 
 from sandbox.records import recorded_limits
 from workbench.tui.host import WorkbenchNode
-from workbench.tui.monitor import EpisodeRow, RunMonitor, Snapshot
+from workbench.tui.monitor import EpisodeRow, LiveSource, Snapshot
 from workbench.tui.widgets.footer import KeysFooter
-from workbench.tui.widgets.meters import level, level_style, meter_text
+from workbench.tui.widgets.meters import LEVEL_VARIABLE, level, level_style, meter_text
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.tables import EpisodeTable, clear_rows, column_room
 from workbench.tui.widgets.transcript import TranscriptView, build_entries
@@ -88,13 +93,14 @@ class LiveScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Live run"
     BINDINGS = [
         Binding("o", "open_run", "Open run", id="live.open"),
+        Binding("s", "stepper", "Stepper", id="live.stepper", show=False),
         Binding("x", "stop", "Stop", id="live.stop"),
         Binding("X", "cancel", "Interrupt now", id="live.cancel", show=False),
         Binding("tab", "app.focus_next", "Next pane", id="live.focus_next", show=False),
         Binding("escape,q", "back", "Back", id="live.back"),
     ]
 
-    def __init__(self, monitor: RunMonitor, job=None):
+    def __init__(self, monitor: LiveSource, job=None):
         super().__init__()
         self.monitor = monitor
         self.job = job
@@ -103,6 +109,8 @@ class LiveScreen(WorkbenchNode, Screen):
         self._status: str | None = None
         self.shown: list[tuple[str, int]] = []
         self._room = 0  # LAST CALL's width, fitted to the table's
+        self._built_rows: dict[tuple[str, int], tuple[Any, list[Text]]] = {}  # key -> (what it was built from, row)
+        self._meters: dict[tuple[int, int, int, str, Style], Text] = {}
         self.follow_key: tuple[str, int] | None = None
         self._follow_count = 0
         self._follow_started: float | None = None
@@ -132,6 +140,7 @@ class LiveScreen(WorkbenchNode, Screen):
     # ------------------------------------------------------------ drawing
 
     def refresh_view(self) -> None:
+        self.monitor.poll()
         if self.monitor.version != self._version:
             snap = self.monitor.snapshot()
             self._version = snap.version
@@ -167,13 +176,20 @@ class LiveScreen(WorkbenchNode, Screen):
         current = self.current_key()
         bars = BARS if (table.size.width or self.app.size.width) >= WIDE else NARROW_BARS
         limits = recorded_limits(self.caps)
-        rows = [self._cells(e, limits, bars) for e in episodes]
+        rows, changed = self._built(episodes, limits, bars)
         room = last_call_room(table, rows)
-        for row in rows:
-            row[-1].truncate(room, overflow="ellipsis")
         if keys == self.shown and room == self._room:
-            self._update_rows(table, episodes, rows)
+            for row, again in zip(rows, changed, strict=True):
+                if again:
+                    row[-1].truncate(room, overflow="ellipsis")
+            self._update_rows(table, episodes, rows, changed)
             return
+        if room != self._room:  # the rows are all built again, each LAST CALL cut to the new room
+            self._built_rows.clear()
+            rows, changed = self._built(episodes, limits, bars)
+        for row, again in zip(rows, changed, strict=True):
+            if again:
+                row[-1].truncate(room, overflow="ellipsis")
         self._room = room
         clear_rows(table)
         for e, row in zip(episodes, rows, strict=True):
@@ -182,28 +198,69 @@ class LiveScreen(WorkbenchNode, Screen):
         if current in keys:
             table.move_cursor(row=keys.index(current), animate=False)
 
-    def _update_rows(self, table: DataTable, episodes: tuple[EpisodeRow, ...], rows: list[list[Text]]) -> None:
-        """The same episodes in the same order: their cells updated in place (the cursor and scroll stay)."""
-        for e, row in zip(episodes, rows, strict=True):
-            for (col, _), value in zip(COLUMNS, row, strict=True):
-                table.update_cell(self._row_key(e.key), col, value, update_width=True)
+    def _built(
+        self, episodes: tuple[EpisodeRow, ...], limits: tuple[int, int, int], bars: tuple[int, int, int]
+    ) -> tuple[list[list[Text]], list[bool]]:
+        """Each episode's row, and whether it was built again: only an episode that moved since its row was built
+        (or the bars' width, or the theme) is. Over 256 episodes, most rows of a refresh are the last one's."""
+        styles = {lvl: level_style(self.app, lvl) for lvl in LEVEL_VARIABLE}  # once a draw, not once a cell
+        rows, changed, built = [], [], {}
+        for e in episodes:
+            source = (e, bars, self.app.theme)
+            kept = self._built_rows.get(e.key)
+            if kept is None or kept[0] != source:
+                kept = (source, self._cells(e, limits, bars, styles))
+            built[e.key] = kept
+            rows.append(kept[1])
+            changed.append(kept is not self._built_rows.get(e.key))
+        self._built_rows = built
+        return rows, changed
 
-    def _cells(self, e: EpisodeRow, limits: tuple[int, int, int], bars: tuple[int, int, int]) -> list[Text]:
-        """An episode's row: item, turn, the points, turns and tokens meters against the run's `limits`, the last
-        call (or how it finished)."""
+    def _update_rows(
+        self, table: DataTable, episodes: tuple[EpisodeRow, ...], rows: list[list[Text]], changed: list[bool]
+    ) -> None:
+        """The same episodes in the same order: the cells of those that moved updated in place (the cursor and
+        scroll stay). A column's width is asked to follow only a cell as wide as it or wider: Textual measures
+        the whole column again for a narrower one, which over 256 rows made each refresh take seconds."""
+        for e, row, again in zip(episodes, rows, changed, strict=True):
+            if not again:
+                continue
+            for (col, _), value in zip(COLUMNS, row, strict=True):
+                column = table.columns.get(ColumnKey(col))
+                wider = column is None or value.cell_len >= column.content_width
+                table.update_cell(self._row_key(e.key), col, value, update_width=wider)
+
+    def _cells(
+        self, e: EpisodeRow, limits: tuple[int, int, int], bars: tuple[int, int, int], styles: dict[str, Style]
+    ) -> list[Text]:
+        """An episode's row: item, turn, the points, turns and tokens meters against the run's `limits` (coloured
+        by `styles`, per level), the last call (or how it finished)."""
         budget, max_turns, max_tokens = limits
         return [
             Text(f"{sanitize(e.key[0])}" + (f" r{e.key[1]}" if e.key[1] else ""), style="dim" if e.finished else ""),
             Text(str(e.turn), justify="right"),
-            meter_text(e.points_used, budget, bars[0], style=level_style(self.app, level(e.points_used, budget))),
-            meter_text(e.turn, max_turns, bars[1], style=level_style(self.app, level(e.turn, max_turns))),
-            meter_text(
-                e.tokens, max_tokens, bars[2], "tokens", style=level_style(self.app, level(e.tokens, max_tokens))
-            )
+            self._meter(e.points_used, budget, bars[0], "", styles),
+            self._meter(e.turn, max_turns, bars[1], "", styles),
+            self._meter(e.tokens, max_tokens, bars[2], "tokens", styles)
             if self.monitor.tokens_measured
             else Text("— not measured", style="dim"),
             last_call_text(e),
         ]
+
+    def _meter(self, used: int, cap: int, width: int, unit: str, styles: dict[str, Style]) -> Text:
+        """A meter cell; the same reading is built once and shared by the rows showing it (cells are not changed
+        once built: only LAST CALL is cut, and it is never a meter)."""
+        style = styles[level(used, cap)]
+        key = (used, cap, width, unit, style)
+        text = self._meters.get(key)
+        if text is None:
+            if len(self._meters) > 4096:
+                self._meters.clear()
+            text = self._meters[key] = meter_text(used, cap, width, unit, style=style)
+        return text
+
+    def on_unmount(self) -> None:
+        self.monitor.close()
 
     def on_resize(self) -> None:
         self._version = -1  # redraw: the columns are fitted to the new width
@@ -287,6 +344,12 @@ class LiveScreen(WorkbenchNode, Screen):
     def action_open_run(self) -> None:
         self.app.open_run(self.monitor.name)
 
+    def action_stepper(self) -> None:
+        """The stepper on the episode under the cursor: its trajectory as stored, in progress or finished."""
+        key = self.current_key()
+        if key is not None:
+            self.app.step_episode(self.monitor.name, key)
+
     def action_stop(self) -> None:
         if self.job is not None and self.job.active:
             self.job.stop()
@@ -299,3 +362,11 @@ class LiveScreen(WorkbenchNode, Screen):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def watch_stored_run(store_path: Path | str, name: str) -> LiveScreen:
+    """The Live screen on any run in the store at `store_path`, read from what its writer commits (a run another
+    process executes, or one that has ended); StoreError when there is no store or no such run."""
+    from workbench.tui.store_monitor import StoreMonitor
+
+    return LiveScreen(StoreMonitor(store_path, name))

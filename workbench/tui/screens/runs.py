@@ -1,11 +1,14 @@
 """The home screen: every run in the store, live while runs progress; filter, sort, open, rename, delete, export.
 
 The table is refreshed by polling the store once a second, and only re-queried when
-SQLite's `data_version` says another connection committed (a run writing steps).
+SQLite's `data_version` says another connection committed (a run writing steps), or when
+a run listed in progress lost its writer (a killed process commits nothing to say so).
+A run in progress is marked `▶`, whichever process executes it (its run lock's holder).
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +166,7 @@ class RunsScreen(WorkbenchNode, Screen):
     def __init__(self):
         super().__init__()
         self.rows: list[RunListing] = []
+        self._first_seen: dict[str, tuple[float, int]] = {}  # a run in progress: when first listed so, and its done
         self.shown: list[str] = []
         self.sort_column = "created"
         self.sort_reverse = False
@@ -201,13 +205,39 @@ class RunsScreen(WorkbenchNode, Screen):
         store = app.open_store(create=False)
         version = store.data_version() if store is not None else None
         jobs = tuple((name, job.monitor.version) for name, job in app.jobs.items())
-        if not force and version == self._version and jobs == self._job_states and store is not None:
+        if (
+            not force
+            and version == self._version
+            and jobs == self._job_states
+            and store is not None
+            and not self._writer_gone(store.path)
+        ):
             return
         self._version, self._job_states = version, jobs
         from workbench.service.runlist import runs_table
 
         self.rows = runs_table(store) if store is not None else []
+        self._sample(time.monotonic())
         self.render_rows()
+
+    def _writer_gone(self, store_path: Path) -> bool:
+        """Whether a run listed in progress has lost its writer (killed: nothing was committed to say so)."""
+        from workbench.service.stores import lock_holder
+
+        return any(r["status"] == "running" and lock_holder(store_path, r["name"]) is None for r in self.rows)
+
+    def _sample(self, now: float) -> None:
+        """Remember when each run in progress was first listed so, and its progress then (its rate's start)."""
+        running = {r["name"]: r["done"] for r in self.rows if r["status"] == "running"}
+        self._first_seen = {name: self._first_seen.get(name, (now, done)) for name, done in running.items()}
+
+    def rate(self, row: RunListing) -> float | None:
+        """Episodes per second of a run in progress since this list first saw it so (None before one finished)."""
+        seen = self._first_seen.get(row["name"])
+        if seen is None:
+            return None
+        elapsed, done = time.monotonic() - seen[0], row["done"] - seen[1]
+        return done / elapsed if elapsed > 0 and done > 0 else None
 
     def render_rows(self) -> None:
         self._title()
@@ -229,7 +259,7 @@ class RunsScreen(WorkbenchNode, Screen):
         """The title bar: the store, and how many runs are in progress."""
         app = self.app
         title = Text.assemble((" AgentHop Workbench", "bold"), "  ·  store: ", display_path(app.store_path))
-        active = sum(1 for j in app.jobs.values() if j.active)
+        active = len({name for name, j in app.jobs.items() if j.active} | set(self._first_seen))
         if active:
             title.append(f"  ·  {counted(active, 'run')} in progress")
         self.query_one("#runs-title", Static).update(title)
@@ -273,10 +303,9 @@ class RunsScreen(WorkbenchNode, Screen):
     def _cells(self, row: RunListing) -> list[Any]:
         job = self.app.jobs.get(row["name"])
         status = row["status"]
-        if job is not None and job.active:
-            snap = job.monitor.snapshot()
-            rate = f" {snap.rate:.1f}/s" if snap.rate else ""
-            status_text = Text(f"▶{rate}", style="bold")
+        if (job is not None and job.active) or status == "running":  # executed here, or by another process
+            speed = job.monitor.snapshot().rate if job is not None and job.active else self.rate(row)
+            status_text = Text(f"▶ {speed:.1f}/s" if speed else "▶", style="bold")
         else:
             status_text = Text(status)
         acc = fraction(row["accuracy"])

@@ -4,7 +4,8 @@
 decided something (a think, a submit, a gold or non-gold read, a rejection), `n`/`p` the
 next/previous trajectory of the list it was opened from, `g` reveals the gold option and distractor types, `y`/`Y`
 copy the selected step / the whole transcript (OSC 52). The meters show the stored
-ledger of the last step of the turn in view.
+ledger of the last step of the turn in view. A trajectory still in progress (opened from the Live screen) grows
+as its writer commits turns: the screen polls the store (`data_version`, then only the steps after those shown).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from workbench.tui.widgets.transcript import transcript_text
 
 class StepperScreen(SteppingScreen):
     FOOTER_WIDE_ONLY = frozenset({"stepper.next_trajectory"})  # in ? help only, below 112 columns
+    FOLLOW_S = 0.2  # how often a trajectory in progress is looked at
     BINDINGS = [
         Binding("right,l", "step(1)", "Next turn", id="stepper.next"),
         Binding("left,h", "step(-1)", "Prev", id="stepper.prev"),
@@ -50,6 +52,7 @@ class StepperScreen(SteppingScreen):
         self.run = run
         self.traj: dict[str, Any] = {}
         self.caps = run_caps(run)
+        self._data_version: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="stepper-title", classes="title-bar")
@@ -82,6 +85,7 @@ class StepperScreen(SteppingScreen):
     def on_mount(self) -> None:
         self.view.transcript.focus()
         self.load(self.index)
+        self.set_interval(self.FOLLOW_S, self.follow, name="stepper-follow")
 
     # ------------------------------------------------------------ loading
 
@@ -94,17 +98,49 @@ class StepperScreen(SteppingScreen):
             self.run = store.run_by_id(self.traj["run_id"])
             self.caps = run_caps(self.run)
         self.ctx = self.app.corpora.cached(self.run["dataset"], self.traj["item_id"])
+        self._data_version = store.data_version()
         self.show_trajectory(self.view, store.steps(tid), self.run)
         self.show_header()
         if self.ctx is None:
             self.load_context(self.run)
+
+    @property
+    def in_progress(self) -> bool:
+        return self.traj.get("status") == "running"
+
+    def follow(self) -> None:
+        """A trajectory in progress: the steps its writer committed since the last look, at the transcript's end
+        (the view follows them when it was on the last turn); its header once it finishes."""
+        from workbench.service.errors import StoreError
+
+        if not self.in_progress:
+            return
+        store = self.app.store
+        version = store.data_version()
+        if version == self._data_version:
+            return
+        self._data_version = version
+        tid = self.ids[self.index]
+        try:  # its state first: once it reads finished, the steps read after it are all of them
+            traj = store.trajectory(tid)
+        except StoreError:  # discarded (its run resumed by a process that drops unfinished episodes) or deleted
+            self.traj = {**self.traj, "status": "gone"}
+            self.notify("this trajectory is no longer in the store: its run was resumed or deleted", timeout=4)
+            return
+        new = store.steps(tid, len(self.view.steps))
+        if new:
+            self.view.append_steps(new)
+            self.moved()
+        if traj.get("status") != "running":
+            self.traj = traj
+            self.show_header()
 
     # ------------------------------------------------------------ showing
 
     def show_header(self) -> None:
         """The title bar and the item pane (the transcript and meters are the StepView's)."""
         traj = self.traj
-        verdict = "correct ✓" if traj.get("correct") else "wrong ✗"
+        verdict = "in progress" if self.in_progress else ("correct ✓" if traj.get("correct") else "wrong ✗")
         kind = traj.get("question_type") or traj.get("kind") or "?"
         title = (
             f" {traj['item_id']} r{traj.get('replicate', 0)} · {kind} d{traj.get('depth') or '?'} · {verdict} "

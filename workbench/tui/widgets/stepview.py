@@ -39,6 +39,8 @@ class StepView(Vertical):
         self.turn_end: list[int] = []  # entries up to and including turn k
         self.position = 0  # index into self.turns
         self.actor = "assistant"
+        self._gold = Gold()  # the gold and titles the entries were last built with (new steps are marked alike)
+        self._titles: dict[str, str] = {}
         self.tokens_measured = True
         self.hops_measured = True
 
@@ -80,8 +82,19 @@ class StepView(Vertical):
         self.position = 0
         self.mark(gold, titles)
 
+    def append_steps(self, steps: list[dict[str, Any]]) -> None:
+        """Steps committed since (a trajectory in progress): the view stays on its turn, or follows to the new last
+        one when it was on the last."""
+        at_end = self.position >= len(self.turns) - 1
+        self.steps = [*self.steps, *steps]
+        self.turns = group_turns(self.steps)
+        if at_end:
+            self.position = len(self.turns) - 1
+        self.mark(self._gold, self._titles, keep_cursor=not at_end)
+
     def mark(self, gold: Gold, titles: dict[str, str], keep_cursor: bool = False) -> None:
         """Rebuild the entries with gold marks and titles (they arrive once the item's corpus is open)."""
+        self._gold, self._titles = gold, titles
         cursor = self.transcript.cursor if keep_cursor else None
         self.entries = build_entries(self.steps, gold, titles, actor=self.actor, hops_measured=self.hops_measured)
         ends, count = [], 0

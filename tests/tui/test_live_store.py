@@ -1,0 +1,196 @@
+"""The Live screen on a run another process executes: a real `--batch run` child writing the store, watched here.
+
+The child's model is the test server (tests/openai_server.py) in this process, whose brain answers only when the
+test lets it (a semaphore): the writer advances one reply at a time, so each step of the test waits for a state
+the run certainly reaches (polling with a deadline), never for a time.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from textual.widgets import DataTable
+from tui_support import make_app
+
+from tests.openai_server import FakeOpenAI, seed_of, tool_reply, turn_of
+from workbench.tui.commands import WorkbenchCommands
+from workbench.tui.screens.live import LiveScreen
+from workbench.tui.screens.runs import RunsScreen
+from workbench.tui.screens.stepper import StepperScreen
+
+SIZE = (120, 36)
+DEADLINE_S = 180  # only keeps a broken test from hanging: every wait is for a condition
+
+
+class GatedModel:
+    """The test server with a brain that answers one call per `allow`: get_references, think, then submit."""
+
+    def __init__(self):
+        self.gate = threading.Semaphore(0)
+        self.server = FakeOpenAI(self.brain)
+
+    def brain(self, request, n):
+        assert self.gate.acquire(timeout=DEADLINE_S), "the test never let this call through"
+        turn = turn_of(request)
+        if turn == 0:
+            return tool_reply(("get_references", {"paper_id": seed_of(request)}), prompt_tokens=1500)
+        if turn == 1:
+            return tool_reply(("think", {"reasoning": "which one"}), prompt_tokens=2500)
+        return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}), prompt_tokens=3500)
+
+    def allow(self, calls: int = 1) -> None:
+        for _ in range(calls):
+            self.gate.release()
+
+
+def start_run(db, url: str, name: str, items: int) -> subprocess.Popen:
+    """`--batch run` of the LLM agent against the gated server, one worker, in a child process."""
+    argv = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "llm"]
+    argv += ["--model", "openai/gated", "--base-url", url, "--limit", str(items), "--workers", "1"]
+    argv += ["--run", name, "--db", str(db), "--quiet"]
+    return subprocess.Popen(argv, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+async def until(pilot, condition, what: str) -> None:
+    """Let the app run until `condition()` holds (the screens poll the store at their own pace)."""
+    deadline = time.monotonic() + DEADLINE_S
+    while not condition():
+        assert time.monotonic() < deadline, f"never: {what}"
+        await pilot.pause(0.05)
+
+
+def episode_cells(live: LiveScreen) -> list[str] | None:
+    table = live.query_one(DataTable)
+    if not table.row_count:
+        return None
+    return [str(cell) for cell in table.get_row_at(0)]
+
+
+def title(screen) -> str:
+    return str(screen.query_one("#live-title").render())
+
+
+def state_cell(home: RunsScreen, name: str) -> str:
+    table = home.query_one(DataTable)
+    return str(table.get_row(name)[-1]) if name in home.shown else ""
+
+
+def reap(proc: subprocess.Popen) -> None:
+    try:
+        proc.communicate(timeout=DEADLINE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+
+
+async def test_the_live_screen_follows_a_run_another_process_writes_to_its_end(tmp_path):
+    db = tmp_path / "store.sqlite"
+    model = GatedModel()
+    with model.server as srv:
+        proc = start_run(db, srv.url, "child", items=2)
+        try:
+            app = make_app()
+            async with app.run_test(size=SIZE) as pilot:
+                home = app.screen
+                # the runs list marks the run in progress (its writer holds its lock)
+                await until(pilot, lambda: db.exists() and "▶" in state_cell(home, "child"), "the run listed ▶")
+                assert "1 run in progress" in str(home.query_one("#runs-title").render())
+                palette = [c[0] for c in WorkbenchCommands(home).commands()]
+                assert "Watch run: child" in palette  # offered for a run in progress anywhere, not only one of ours
+                await pilot.press("w")  # not launched from this session: watched through the store
+                await until(pilot, lambda: isinstance(app.screen, LiveScreen), "the Live screen")
+                live = app.screen
+                await until(pilot, lambda: episode_cells(live) is not None, "the episode in flight listed")
+                assert "▶ running" in title(live)
+                # each reply the test lets through moves the episode's meters: turn, points, tokens
+                model.allow()
+                await until(pilot, lambda: (episode_cells(live) or ["", ""])[1] == "1", "turn 1 shown")
+                first = episode_cells(live)
+                assert "get_references(" in first[-1] and " 1/20" in first[3]
+                model.allow()
+                await until(pilot, lambda: (episode_cells(live) or ["", ""])[1] == "2", "turn 2 shown")
+                second = episode_cells(live)
+                assert second[2] != first[2] or second[4] != first[4]  # points or tokens moved
+                # the stepper on the trajectory in progress shows the next turn once it is committed
+                await pilot.press("s")
+                await until(pilot, lambda: isinstance(app.screen, StepperScreen), "the stepper")
+                stepper = app.screen
+
+                def stepper_title() -> str:
+                    return str(stepper.query_one("#stepper-title").render())
+
+                assert "in progress" in stepper_title()
+                turns = stepper.view.n_turns
+                model.allow()  # submit: the first episode ends
+                await until(pilot, lambda: stepper.view.n_turns > turns, "the new turn in the stepper")
+                await until(pilot, lambda: "in progress" not in stepper_title(), "the stepper's episode finished")
+                assert "answer" in stepper_title()
+                await pilot.press("escape")
+                await until(pilot, lambda: "1/2" in str(live.query_one("#live-stats").render()), "1/2 done")
+                model.allow(3)  # the second episode, to its end
+                await until(pilot, lambda: "✓ done" in title(live), "the run done")
+                assert "2/2" in str(live.query_one("#live-stats").render())
+                await pilot.press("escape")
+                await until(pilot, lambda: state_cell(home, "child") == "done", "the run listed done")
+        finally:
+            model.allow(100)
+            reap(proc)
+    assert proc.returncode == 0, proc.stderr
+
+
+async def test_a_killed_writer_shows_as_interrupted(tmp_path):
+    db = tmp_path / "store.sqlite"
+    model = GatedModel()
+    with model.server as srv:
+        proc = start_run(db, srv.url, "doomed", items=2)
+        try:
+            app = make_app()
+            async with app.run_test(size=SIZE) as pilot:
+                home = app.screen
+                await until(pilot, lambda: db.exists() and "▶" in state_cell(home, "doomed"), "the run listed ▶")
+                app.watch_run("doomed")  # the entry point the runs list's `w` calls
+                await pilot.pause()
+                live = app.screen
+                assert isinstance(live, LiveScreen)
+                model.allow()
+                await until(pilot, lambda: (episode_cells(live) or ["", ""])[1] == "1", "turn 1 shown")
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.wait()
+                await until(pilot, lambda: "■ interrupted" in title(live), "the run shown interrupted")
+                assert episode_cells(live) is None  # nothing is in flight any more
+                await pilot.press("escape")
+                await until(pilot, lambda: state_cell(home, "doomed") == "interrupted", "the run listed interrupted")
+        finally:
+            model.allow(100)
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()
+
+
+async def test_s_on_the_live_screen_of_a_run_launched_here_opens_its_episode_in_the_stepper(tmp_path):
+    """The in-process path is kept: a run this workbench launched is followed through its job's monitor, and `s`
+    opens the stepper on the episode under the cursor as stored."""
+    from workbench.service.launch import LaunchRequest, run_spec
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        job = app.start_run(
+            run_spec(LaunchRequest(dataset="builtin", agent="heuristic", limit=2, workers=1, name="here"))
+        )
+        await until(pilot, lambda: isinstance(app.screen, LiveScreen) and not job.active, "the run launched here done")
+        live = app.screen
+        assert live.monitor is job.monitor  # not the store reader
+        await until(pilot, lambda: "✓ done" in title(live) and live.shown, "its episodes listed")
+        key = live.current_key()
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, StepperScreen), "the stepper")
+        stepper = app.screen
+        assert (stepper.traj["item_id"], stepper.traj["replicate"]) == key and stepper.view.n_turns >= 1
+        assert "in progress" not in str(stepper.query_one("#stepper-title").render())
