@@ -305,7 +305,7 @@ class LiveEpisodeRow(TypedDict):
 
 
 class FinishedRow(TypedDict):
-    """A final trajectory as it finished (`Store.finished_since`): its outcome, cost and error, and when."""
+    """A final trajectory as it finished (`Store.finished_since`): its outcome, ledger, cost and error, and when."""
 
     id: int
     item_id: str
@@ -315,3 +315,6 @@ class FinishedRow(TypedDict):
     cost_usd: float | None
     error: str | None
     finished_at: str | None
+    turns: int | None  # where the episode ended: its ledger as the trajectory records it
+    points_used: int | None
+    tokens: int | None

@@ -46,10 +46,9 @@ def _step(index: int, turn: int, points: int, tokens: int, tool: str | None = No
     }
 
 
-def _finish(store: Store, tid: int, correct: bool, termination: str = "answer") -> None:
-    store.finish_trajectory(
-        tid, {"correct": int(correct), "termination": termination, "continues": 0, "cost_usd": 0.05}, final=True
-    )
+def _finish(store: Store, tid: int, correct: bool, termination: str = "answer", **ledger: int) -> None:
+    result = {"correct": int(correct), "termination": termination, "continues": 0, "cost_usd": 0.05, **ledger}
+    store.finish_trajectory(tid, result, final=True)  # type: ignore[arg-type]  # a TrajectoryRecord's fields
 
 
 def test_live_episodes_gives_each_episode_in_flight_as_its_last_step_leaves_it(tmp_path):
@@ -155,9 +154,12 @@ def test_the_store_monitor_counts_what_the_writer_commits_and_says_when_it_is_go
     assert (row.turn, row.points_used, row.tokens, row.last_call, row.n_steps) == (1, 4, 900, "get_references(p1)", 2)
     b = writer.begin_trajectory(run_id, "i2", 0, 0, {})
     _finish(writer, a, True)
-    _finish(writer, b, False, "budget")  # begun and finished between two polls
+    _finish(writer, b, False, "budget", turns=9, points_used=31, tokens=4_000)  # begun and finished between polls
     monitor.poll()
     snap = monitor.snapshot()
+    # a finished episode shows where it ended, even one never seen in flight (it showed 0 turns and 0 points)
+    finished = {e.key: (e.turn, e.points_used, e.tokens) for e in snap.finished}
+    assert finished[("i2", 0)] == (9, 31, 4_000)
     assert (snap.done, snap.correct, snap.terminations["answer"], snap.terminations["budget"]) == (2, 1, 1, 1)
     assert snap.episodes == () and [e.key for e in snap.finished] == [("i2", 0), ("i1", 0)]
     assert snap.rate == 0.2 and snap.eta_s == 5.0  # 2 episodes in 10 s; 1 left

@@ -16,7 +16,9 @@ from storage.rows import FinishedRow, LiveEpisodeRow
 from storage.store.columns import as_records
 from storage.store.connection import StoreConnection
 
-_FINISHED_COLUMNS = "id, item_id, replicate, termination, correct, cost_usd, error, finished_at"
+_FINISHED_COLUMNS = (
+    "id, item_id, replicate, termination, correct, cost_usd, error, finished_at, turns, points_used, tokens"
+)
 _FINISHED_WHERE = "run_id = ? AND final = 1 AND status = 'done'"
 
 

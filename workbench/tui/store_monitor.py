@@ -208,6 +208,8 @@ class StoreMonitor:
             del self.errors[:-20]
         ep = self.live.pop(key, None) or StoredEpisode(t["id"], t["item_id"], t["replicate"])
         ep.finished, ep.correct, ep.termination = True, bool(t["correct"]), termination
+        if t["turns"] is not None:  # where it ended, also for an episode begun and finished between two polls
+            ep.turn, ep.points_used, ep.tokens = t["turns"], t["points_used"] or 0, t["tokens"] or 0
         self.finished_eps[key] = ep
         self.finished_eps.move_to_end(key)
         while len(self.finished_eps) > KEEP_FINISHED:
