@@ -116,11 +116,18 @@ def test_table4_chain_with_paired_p(panel, stored):
 
 
 def _after_evidence(t):
-    golds = [i for i, a in enumerate(t["actions"]) if a[0] == "read_section" and a[4] and a[3] == "gold"]
-    if len({t["actions"][i][2] for i in golds}) < (t["n_gold"] or 1):
+    """Table 9's category, timed from the read that reaches the golds: the first read of the n_gold-th distinct gold
+    paper (ST: the gold read; MT: the second gold's); a later re-read of a gold section is reading on."""
+    first_reads = {}
+    for i, a in enumerate(t["actions"]):
+        if a[0] == "read_section" and a[4] and a[3] == "gold":
+            first_reads.setdefault(a[2], i)
+    needed = int(t["n_gold"] or 1)
+    if len(first_reads) < needed:
         return None
+    start = sorted(first_reads.values())[needed - 1]
     between = set()
-    for a in t["actions"][golds[-1] + 1 :]:
+    for a in t["actions"][start + 1 :]:
         if a[0] == "read_section":
             return "Read"
         if a[0] == "submit_answer":

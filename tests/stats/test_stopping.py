@@ -145,12 +145,34 @@ def test_missing_n_gold_defaults_by_kind():
         ([G1, THINK], "End"),
         ([G1, SEARCH], "End"),
         ([G1], "End"),
-        ([G1, read("g1", "gold"), SUBMIT], "Imm"),  # counted from the last gold read
+        ([G1, read("g1", "gold"), SUBMIT], "Read"),  # timed from the gold read: a re-read of it is reading on
         ([X, SUBMIT], None),
     ],
 )
 def test_after_evidence_category(actions, expected):
     assert after_evidence_category(actions) == expected
+
+
+def test_table9_is_timed_from_the_read_that_reaches_the_golds():
+    """ST from the gold read, MT-both from the read that reaches the second gold (the paper's Table 9): a later
+    re-read of a gold section is Read ("reads additional sections"), never Imm; re-reading the first gold before
+    the second is reached is before the clock starts."""
+    g2_again = read("g2", "gold")
+    cases = [
+        (st_([G1, read("g1", "gold"), SUBMIT]), "st", "Read"),
+        (st_([G1, THINK, read("g1", "gold"), SUBMIT]), "st", "Read"),
+        (mt([G1, G1, G2, SUBMIT]), "mt_both", "Imm"),  # the second gold reached, then the submit
+        (mt([G1, G2, G1, SUBMIT]), "mt_both", "Read"),
+        (mt([G1, G2, THINK, g2_again, SUBMIT]), "mt_both", "Read"),
+        (mt([G1, G2, THINK, SUBMIT]), "mt_both", "Thnk"),
+    ]
+    for trajectory, group, expected in cases:
+        out = after_evidence([trajectory])[group]
+        assert out["counts"][expected] == 1, (trajectory["actions"], expected, out["counts"])
+    assert after_evidence_category([G1, G2, G1, SUBMIT], 2) == "Read"
+    assert after_evidence_category([G1, G2, G1, SUBMIT], 1) == "Read"  # from G1's read: G2 is a read
+    assert after_evidence_category([G1, G1, G2, SUBMIT], 2) == "Imm"
+    assert after_evidence_category([G1, SUBMIT], 2) is None  # the second gold never reached
 
 
 def test_after_evidence_groups():
