@@ -22,9 +22,9 @@ Definitions used by every function:
 * A **gold read** is a `read_section` with `delivered` true on a paper whose role is 'gold'.
   Only delivered reads count as having read a paper (docs/protocol.md "What is measured"); a rejected or failed call
   still counts as an *action* (a decision) everywhere else.
-* A **wrong-paper read** is a delivered `read_section` of a paper that is none of the item's
-  gold, bridge or seed papers (role 'other'). A bridge read is required on depth-2 items and the
-  protocol tells the agent to start from the seed paper, so neither is a wrong paper.
+* A **wrong-paper read** is a delivered `read_section` of a paper that is not gold for the item
+  (roles 'other', 'seed' and 'bridge'): the paper's Table 3 conditions "on landing on a non-gold paper",
+  the seed and the bridge included when they are not gold for the item.
 * A call **names** a paper when its `paper` is not None (get_paper_info, get_references,
   list_sections, read_section). `search_papers` names none and counts as navigation, and so does
   `get_references` whatever paper it names: it asks where to go next, not what a paper says.
@@ -46,7 +46,8 @@ MT_FAIL = ("0-Gold", "Prem", "Explored", "Stayed")
 AFTER_EVIDENCE = ("Imm", "Thnk", "Read")
 LEFT_OUT = ("Nav", "End")  # after the evidence, outside the paper's three categories
 AFTER_WRONG = ("Recover", "Stay", "Think", "Re-nav", "Submit", "Other", "End")
-WRONG_ROLES: tuple[str | None, ...] = ("other",)
+# a wrong-paper read is a read of any paper that is not gold for the item: seed and bridge included (paper Table 3)
+WRONG_ROLES: tuple[str | None, ...] = ("other", "seed", "bridge")
 EARLY_WINDOW = 3
 SUBMIT, THINK, READ, SEARCH, REFS = "submit_answer", "think", "read_section", "search_papers", "get_references"
 NAVIGATION = (SEARCH, REFS)
@@ -127,9 +128,8 @@ class StoppingBehaviour(TypedDict):
 
 
 LEGEND = {
-    "wrong_paper_read": "A wrong-paper read is a delivered read_section of a paper that is not one of the item's "
-    "gold, bridge or seed papers; bridge reads (needed on depth-2 items) and seed reads (the "
-    "protocol's starting point) are not wrong-paper reads.",
+    "wrong_paper_read": "A wrong-paper read is a delivered read_section of any paper that is not gold for the item "
+    "(the paper's Table 3: 'conditional on landing on a non-gold paper'), the seed and the bridge included.",
     "mt_fail": "MT-fail (paper Table 9): the MT trajectories whose paper recall failed, right or wrong, so n = MT "
     "trajectories × (1 − MT paper recall); four categories summing to n: 0-Gold = no gold paper read "
     "(delivered); otherwise, after the first read of the last gold reached, Explored = it searched, asked "

@@ -84,7 +84,7 @@ def test_table3_overlapping_categories_by_brute_force(panel, stored):
         for t in stored[entry["run"]]:
             acts = t["actions"]
             for i, (tool, _, _, role, delivered) in enumerate(acts):
-                if tool == "read_section" and delivered and role == "other":
+                if tool == "read_section" and delivered and role != "gold":  # any non-gold paper
                     events += 1
                     j = i + 1
                     seen = set()
@@ -227,7 +227,7 @@ def test_early_submission_across_the_panel(panel, stored):
         early, other = [], []
         for t in stored[name]:
             acts = t["actions"]
-            wrong = [i for i, a in enumerate(acts) if a[0] == "read_section" and a[4] and a[3] == "other"]
+            wrong = [i for i, a in enumerate(acts) if a[0] == "read_section" and a[4] and a[3] != "gold"]
             if not wrong:
                 continue
             hasty = any(a[0] == "submit_answer" for i in wrong for a in acts[i + 1 : i + 4])

@@ -15,7 +15,8 @@ LEGEND = {
     "citation count among the items (Q1 lowest), both read from the seed's graph node where the release "
     "carries them (citationCount; the built-in benchmark carries both). Year and "
     "quartile need the dataset (opened from the corpus cache).",
-    "table3": "Table 3 (action after a wrong-paper read), the paper's overlapping categories: per wrong-paper read, "
+    "table3": "Table 3 (action after a wrong-paper read: a read of any paper not gold for the item, seed and bridge "
+    "included), the paper's overlapping categories: per wrong-paper read, "
     "up to and including the next read_section: Recover (that read is of a gold paper), Stay (of a "
     "non-gold paper), Think / Re-nav / Submit (a think, another navigation call, a submit before it); "
     "an event may count in several, each share is over all events (stats.panel_measures).",
