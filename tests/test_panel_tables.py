@@ -458,16 +458,17 @@ def test_table11_evidence_contact_from_the_labels_and_reads(tables_db):
 def test_table19_seed_year_and_citation_quartile_where_the_release_carries_them(tmp_path, capsys):
     import copy
 
-    from tests.conftest import S, mini_rows, write_release
+    from tests.conftest import G, S, mini_rows, write_release
 
     qa, graphs, papers, labels = mini_rows()
-    counts = [5, 40, 12, 300, 7, 90, 1, 55]  # rank-based quartiles of 8 seeds: two items each
+    counts = [5, 40, 12, 300, 7, 90, 1, 55]  # rank-based quartiles of 8 gold papers' counts: two items each
     qa8, graphs8, labels8 = [], [], []
     for k, c in enumerate(counts):
         item_id = f"st_{k + 1:04d}"
         q, g, lab = copy.deepcopy(qa[0]), copy.deepcopy(graphs[0]), copy.deepcopy(labels[0])
         q["id"] = g["sample_id"] = lab["sample_id"] = item_id
-        g["nodes"][S]["citationCount"] = c
+        g["nodes"][G]["citationCount"] = c  # the item's (only) gold paper: its count is the item's maximum
+        g["nodes"][S]["citationCount"] = 1000 - c  # the seed's, in the opposite order: never read for the quartile
         g["nodes"][S]["year"] = 2020 + k % 2
         qa8.append(q), graphs8.append(g), labels8.append(lab)
     release = write_release(tmp_path / "rel", qa8, graphs8, papers, labels8)
@@ -515,7 +516,8 @@ def test_table19_seed_year_and_citation_quartile_where_the_release_carries_them(
 
 def test_table19_on_the_builtin_data_by_seed_year_and_citation_quartile(tables_db):
     """The built-in benchmark's graph nodes carry year and citationCount (generator v4): Table 19 strata by
-    both, rebuilt here from the release's seed nodes with scipy's ranks."""
+    both, rebuilt here from the release's nodes with scipy's ranks — the seed's year, and the maximum citation
+    count over the item's gold papers (App. E: "each sample takes the maximum over its gold papers")."""
     from scipy.stats import rankdata
 
     from sandbox.datasets import open_dataset
@@ -528,9 +530,14 @@ def test_table19_on_the_builtin_data_by_seed_year_and_citation_quartile(tables_d
     corpus, _ = open_dataset("builtin", paths.cache_dir())
     ids = sorted({i for i, _ in outcomes})
     nodes = {i: corpus.view(corpus.item(i)).nodes[corpus.item(i).seed_paper_id].data for i in ids}
+    gold_max = {
+        i: max(corpus.view(corpus.item(i)).nodes[g].data["citationCount"] for g in corpus.item(i).gold_paper_ids)
+        for i in ids
+    }
+    seed_counts = {i: nodes[i]["citationCount"] for i in ids}
     corpus.close()
-    assert all(isinstance(nodes[i]["citationCount"], int) for i in ids)
-    ranks = rankdata([nodes[i]["citationCount"] for i in ids])  # average ranks, ties shared
+    assert gold_max != seed_counts  # the seed's count would give other strata: the test can tell them apart
+    ranks = rankdata([gold_max[i] for i in ids])  # average ranks, ties shared
     quartile = {i: f"Q{min(4, int((r - 1) * 4 / len(ids)) + 1)}" for i, r in zip(ids, ranks, strict=True)}
     year = {i: str(nodes[i]["year"]) if isinstance(nodes[i].get("year"), int) else "unknown" for i in ids}
     assert len(set(quartile.values())) == 4 and len(set(year.values())) > 1

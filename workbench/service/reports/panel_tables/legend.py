@@ -11,9 +11,10 @@ LEGEND = {
     "— with each group's conversion and the same items' closed-book accuracy (the panel's closed-book "
     "runs on that dataset; — without one). Needs the dataset's labels: without the corpus it is left out.",
     "table19": "Table 19 (closed-book accuracy by stratum, per tier): the closed-book runs of each tier pooled, "
-    "accuracy per the item's venue, its seed paper's year and the rank-based quartile of the seed's "
-    "citation count among the items (Q1 lowest), both read from the seed's graph node where the release "
-    "carries them (citationCount; the built-in benchmark carries both). Year and "
+    "accuracy per the item's venue, its seed paper's year and the rank-based quartile among the items (Q1 lowest) "
+    "of its citation count, the maximum over its gold papers (App. E: 'each sample takes the maximum over its "
+    "gold papers'), read from the graph nodes where the release carries them (year, citationCount; the built-in "
+    "benchmark carries both). Year and "
     "quartile need the dataset (opened from the corpus cache).",
     "table3": "Table 3 (action after a wrong-paper read: a read of any paper not gold for the item, seed and bridge "
     "included), the paper's overlapping categories: per wrong-paper read, "
