@@ -337,10 +337,30 @@ def test_a_generation_is_the_number_right_after_the_lineage_name(model, gen):
     assert generation(model) == gen
 
 
+@pytest.mark.parametrize(
+    "model,arch",
+    [
+        ("gemma-3-27b-it", "dense"),
+        ("gemma-4-31b", "dense"),
+        ("gemma-4-26b-a4b", "moe"),
+        ("qwen3-32b", "dense"),
+        ("qwen3-30b-a3b", "moe"),
+        ("Qwen/Qwen3.6-35B-A3B", "moe"),
+        ("together_ai/Qwen/Qwen3.5-35B-A3B-FP8", "moe"),
+        ("claude-opus-4-6", "dense"),
+        (None, "dense"),
+    ],
+)
+def test_an_active_parameter_suffix_marks_a_mixture_of_experts(model, arch):
+    from workbench.service.reports.panel_tables.generations import architecture
+
+    assert architecture(model) == arch
+
+
 @pytest.fixture(scope="module")
 def cohort_panel(tables_db, tmp_path_factory):
-    """The same runs with model strings of one Qwen cohort (h: 3, h2: 3.5, r: 3.6, all tagged Alpha; hn and hc
-    are h's ablations) and a Claude model that names no generation (o)."""
+    """The same runs with model strings of one Qwen family (all tagged Alpha): a dense lineage (h: qwen3-32b, h2:
+    qwen3.5-27b; hn and hc are h's ablations) and a MoE one (r: qwen3.5-35b-a3b, o: Qwen3.6-35B-A3B)."""
     import shutil
 
     from workbench.cli import main
@@ -349,22 +369,32 @@ def cohort_panel(tables_db, tmp_path_factory):
     db = tmp_path_factory.mktemp("cohort") / "s.sqlite"
     shutil.copy(tables_db, db)
     store = Store(db)
-    models = {"h": "qwen3-32b", "hn": "qwen3-32b", "hc": "qwen3-32b", "h2": "qwen3.5-27b", "r": "qwen3.6-35b-a3b"}
-    for name, model in (*models.items(), ("o", "claude-opus-4-6")):
+    models = {
+        "h": "qwen3-32b",
+        "hn": "qwen3-32b",
+        "hc": "qwen3-32b",
+        "h2": "qwen3.5-27b",
+        "r": "qwen3.5-35b-a3b",
+        "o": "Qwen/Qwen3.6-35B-A3B",
+    }
+    for name, model in models.items():
         store.conn.execute("UPDATE runs SET model = ? WHERE name = ?", (model, name))
     store.conn.commit()
     store.close()
-    assert main(["--batch", "runs", "tag", "r", "--family", "Alpha", "--db", str(db)]) == 0
+    for name in ("r", "o"):
+        assert main(["--batch", "runs", "tag", name, "--family", "Alpha", "--db", str(db)]) == 0
     return db, json.loads(json.dumps(panel_report(Store(db, readonly=True), NAMES), default=str))
 
 
 def test_figure2_pairs_adjacent_generations_of_a_cohort_on_one_basis(cohort_panel, stored):
-    """Qwen 3 → 3.5 → 3.6 (h → h2 → r): Δ and the McNemar p both over replicate 0 on the items both answered."""
+    """Within one architectural cohort only (the paper's Figure 2): dense Qwen 3 → 3.5 (h → h2) and the MoE lineage
+    3.5 → 3.6 (r → o); dense 3.5 → MoE 3.6 (h2 → o) and dense 3 → MoE 3.5 (h → r) are no generation steps. Δ and
+    the McNemar p both over replicate 0 on the items both answered."""
     _, panel = cohort_panel
     gaps = panel["tables"]["figure2"]
-    assert [(g["older"], g["newer"], g["generations"]) for g in gaps] == [
+    assert sorted((g["older"], g["newer"], g["generations"]) for g in gaps) == [
         ("h", "h2", ["3", "3.5"]),
-        ("h2", "r", ["3.5", "3.6"]),
+        ("r", "o", ["3.5", "3.6"]),
     ]
     for g in gaps:
         old, new = first_rep(stored[g["older"]]), first_rep(stored[g["newer"]])

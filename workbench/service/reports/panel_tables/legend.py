@@ -25,12 +25,15 @@ LEGEND = {
     "paper recall)) and mean tokens per replicate: mean, population SD, range; rank stability = "
     "Kendall's τ-b between the runs' values at each pair of replicates all of them have (preserved: τ = 1 "
     "for every pair).",
-    "figure2": "Figure 2 (within-family generation gap): a family's cohort is its evaluated runs whose model string "
-    "names a generation right after the lineage's name (gemma-3-27b → 3, qwen3.5-27b → 3.5; claude-opus-4-6 "
-    "names none, and two sizes of one generation are no gap); every run of one generation against every run "
-    "of the next (Gemma 3 → 4, Qwen 3 → 3.5 → 3.6): Δ accuracy newer − older and the exact McNemar p on one "
-    "basis (replicate 0, the items both answered), and the Table 2 axes that moved by 5 points or more. "
-    "'run' is the newer run (the CSV's run column), 'older' the other.",
+    "figure2": "Figure 2 (within-family generation gap): a cohort is a family's evaluated runs of one architecture "
+    "(the paper: 'within the same architectural cohort' — dense with dense, MoE with MoE; a model string with an "
+    "active-parameter suffix such as -a3b is MoE, any other dense; runs tagged with different families are different "
+    "cohorts) whose model string names a generation right after the lineage's name (gemma-3-27b → 3, qwen3.5-27b → "
+    "3.5; claude-opus-4-6 names none, and two sizes of one generation are no gap); every run of one generation "
+    "against every run of the next in its cohort (Gemma 3 → 4, dense Qwen 3 → 3.5, the Qwen MoE lineage 3.5 → 3.6; a "
+    "dense → MoE step is no generation step): Δ accuracy newer − older and the exact McNemar p on one basis "
+    "(replicate 0, the items both answered), and the Table 2 axes that moved by 5 points or more. 'run' is the newer "
+    "run (the CSV's run column), 'older' the other.",
     "table4": "Table 4: for each agent, model and seed with a closed-book, a no-search and a full run in the "
     "panel, the accuracies on the items all three answered (replicate 0) and each step's Δ with the exact McNemar p "
     "between adjacent settings.",
