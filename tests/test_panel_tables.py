@@ -798,3 +798,23 @@ def test_external_rows_for_runs_outside_the_panel_are_named(tables_db, tmp_path,
     )
     assert got["external"]["not_in_panel"] == ["nor-this", "not-here"]
     assert "need at least 3 runs with external scores, got 2" in got["external"]["error"]
+
+
+def test_calls_per_turn_gets_no_best_or_tier_mark_whatever_its_values(panel, tables_db):
+    """The paper gives calls per turn no direction: no `*`, no `†` and no leaderboard mark, even where the
+    evaluated runs' values differ (here made to differ by hand; every other column keeps its marks)."""
+    from stats.axes import Table
+    from workbench.service.reports.panel import marked_best, per_item_terms, significant_best, tier_leaders
+
+    store = Store(tables_db, readonly=True)
+    per_item = {n: per_item_terms(Table.of(store.trajectories(store.run(n)["id"]))) for n in EVALUATED}
+    rows = [dict(r) for r in panel["rows"] if r["run"] in EVALUATED]
+    for k, row in enumerate(rows):
+        row["calls/turn"] = 1.0 + k / 4  # distinct values: a directed column would mark the highest
+        row["tier"] = "closed-frontier"
+    best, tests = marked_best(rows, per_item)
+    assert "calls/turn" not in best and "calls/turn" not in tests and "accuracy" in best
+    leaders, leader_tests, _ = tier_leaders(rows, per_item)
+    assert "calls/turn" not in leaders["closed-frontier"] and "calls/turn" not in leader_tests["closed-frontier"]
+    board, board_tests = significant_best(rows, per_item)
+    assert "calls/turn" not in board and "calls/turn" not in board_tests

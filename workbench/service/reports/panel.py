@@ -54,6 +54,8 @@ PAIRED_BY_ID = "items are paired by id only, and an id may name a different ques
 
 
 RESOURCE_COLUMNS = {"calls/turn", "tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
+# columns the paper gives no direction (neither more nor fewer calls per turn is better): never marked * or †
+UNDIRECTED = {"calls/turn"}
 
 
 PANEL_LEGEND = {
@@ -61,7 +63,8 @@ PANEL_LEGEND = {
     "multi-target (mt) items; Synthesis: conversion = P(correct | paper recall); Tool use: calls per "
     "turn; Resources: mean tokens, model turns, points, and the shares ended by each cap.",
     "best": "* marks the best cell of a column as it stands (highest, or lowest for resources; every run sharing "
-    "it; none where every run has the same value or only one has a value), among the evaluated models — the "
+    "it; none where every run has the same value or only one has a value; never calls per turn, which has no "
+    "better direction), among the evaluated models — the "
     "full-tool runs ('evaluated'); ablation runs (closed-book, no-search, "
     "gold-given) are never marked. Beside each mark, 'best_tests' has the paired test against the runner-up on "
     "the common items both have a value for: McNemar's exact test for the 0/1 columns (accuracy, recalls, "
@@ -85,7 +88,8 @@ PANEL_LEGEND = {
     "replicate spread "
     "are over each run's own trajectories.",
     "external": "Spearman's ρ between run accuracy and the external scores; p exact (all orderings) for n ≤ 9.",
-    "tier_best": "† marks a tier leader: the best cell of a column among the evaluated runs of one capability tier, "
+    "tier_best": "† marks a tier leader: the best cell of a column (calls per turn aside) among the evaluated runs of "
+    "one capability tier, "
     "as it stands ('tier_best_tests' has the test against the tier's runner-up beside it). ‡ shades a tier "
     "leader's conversion cell (Conv st, Conv mt) only where the exact McNemar test on the items both recalled "
     "separates it from the tier's runner-up (p < 0.05; 'tier_shaded'), as the paper shades its Table 2. Rows "
@@ -575,7 +579,10 @@ def significant_best(
 
 def _best_and_runners(rows: Sequence[PanelRow | BoardRow], col: str) -> tuple[list[str], list[str]] | None:
     """The runs holding a column's best value and those holding the next one (full-tool runs only in the tool-use
-    and resource columns); None when fewer than two values compete."""
+    and resource columns); None when fewer than two values compete, or the column has no direction (`UNDIRECTED`:
+    calls per turn, which the paper's Table 2 marks neither way)."""
+    if col in UNDIRECTED:
+        return None
     pool = [(r["run"], value) for r in rows if (value := _competing_cell(r, col)) is not None]
     values = sorted({value for _, value in pool}, reverse=col not in LOWER_IS_BETTER)
     if len(values) < 2:
