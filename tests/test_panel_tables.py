@@ -681,7 +681,9 @@ def test_table12_walk_of_adjacent_mcnemar_tests_among_the_top_mt_conversions(pan
         assert step["p"] == pytest.approx(binomtest(up, up + down, 0.5).pvalue if up + down else 1.0)
 
 
-def test_table13_sig_counts_from_pairwise_tests_with_holm(panel, stored):
+def test_pairwise_accuracy_sig_counts_from_pairwise_tests_with_holm(panel, stored):
+    """Our pairwise accuracy tests' Sig. counts (not the paper's Table 13, which is the bigram table)."""
+
     def acc(name):
         out = {}
         for t in stored[name]:
@@ -708,7 +710,7 @@ def test_table13_sig_counts_from_pairwise_tests_with_holm(panel, stored):
             w, l_ = (a, b) if up > down else (b, a)
             wins[w] += 1
             losses[l_] += 1
-    got = {e["run"]: e for e in panel["tables"]["table13"]["sig"]}
+    got = {e["run"]: e for e in panel["tables"]["pairwise_accuracy"]["sig"]}
     assert {n: (got[n]["wins"], got[n]["losses"]) for n in EVALUATED} == {n: (wins[n], losses[n]) for n in EVALUATED}
     assert got["o"]["wins"] >= 1  # the oracle beats someone: the test can fail
 
@@ -818,3 +820,52 @@ def test_calls_per_turn_gets_no_best_or_tier_mark_whatever_its_values(panel, tab
     assert "calls/turn" not in leaders["closed-frontier"] and "calls/turn" not in leader_tests["closed-frontier"]
     board, board_tests = significant_best(rows, per_item)
     assert "calls/turn" not in board and "calls/turn" not in board_tests
+
+
+TOOL_NAMES = ("get_paper_info", "get_references", "search_papers", "list_sections", "read_section", "think")
+
+
+def test_table13_bigram_delta_over_the_evaluated_models_only(panel, stored):
+    """The paper's Table 13 (bigram Δ, Sig. count, models), rebuilt by hand from the evaluated runs' stored tool
+    sequences (scipy's Fisher test, Bonferroni over 49): the ablation runs (hn, hc) are never in it, as α."""
+    tools = (*TOOL_NAMES, "submit_answer")
+    per_run = {}
+    for name in EVALUATED:
+        trajs = stored[name]
+        rows = {}
+        for a, b in itertools.product(tools, tools):
+            with_it = [any(x == (a, b) for x in itertools.pairwise(t["tool_sequence"])) for t in trajs]
+            right = [bool(t["correct"]) for t in trajs]
+            wk = sum(w and r for w, r in zip(with_it, right, strict=True))
+            wa = sum(with_it)
+            ok, oa = sum(right) - wk, len(trajs) - wa
+            tested = wa > 0 and oa > 0
+            p = fisher_exact([[wk, wa - wk], [ok, oa - ok]])[1] if tested else 1.0
+            rows[(a, b)] = (wa > 0, wk / wa - ok / oa if tested else None, min(1.0, 49 * p) < 0.05)
+        per_run[name] = rows
+    want = {}
+    for gram in itertools.product(tools, tools):
+        present = sum(per_run[n][gram][0] for n in EVALUATED)
+        if present and present >= len(EVALUATED) / 2:
+            deltas = [per_run[n][gram][1] for n in EVALUATED if per_run[n][gram][1] is not None]
+            want[gram] = (
+                float(np.mean(deltas)) if deltas else None,
+                sum(per_run[n][gram][2] for n in EVALUATED),
+                present,
+            )
+    got = {
+        tuple(b["bigram"]): (b["mean_delta"], b["n_significant"], b["n_present"]) for b in panel["tables"]["table13"]
+    }
+    assert set(got) == set(want) and want
+    for gram, (delta, n_sig, present) in want.items():
+        assert got[gram][1:] == (n_sig, present), gram
+        assert got[gram][0] == (None if delta is None else pytest.approx(delta)), gram
+    assert panel["bigram_panel"] == panel["tables"]["table13"]
+    with_ablations = {n: stored[n] for n in NAMES}
+    assert any(
+        sum(
+            any(x == tuple(g) for t in with_ablations[n] for x in itertools.pairwise(t["tool_sequence"])) for n in NAMES
+        )
+        != g_present
+        for g, g_present in ((b["bigram"], b["n_present"]) for b in panel["tables"]["table13"])
+    )  # the ablation runs would change some count: the test can tell the pools apart

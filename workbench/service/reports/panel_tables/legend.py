@@ -48,10 +48,14 @@ LEGEND = {
     "items both recalled — McNemar's exact test with one trajectory per item, the exact sign test on per-item "
     "conversions with replicates; 'separated' where p < 0.05 in the higher run's direction. Ranks are read only "
     "where a step separates.",
-    "table13": "Table 13 (our reading of its Sig. counts): every pair of evaluated runs tested on accuracy over the "
-    "common items (McNemar's exact test; the sign test on per-item accuracies with replicates), Holm-adjusted "
-    "across all pairs; per run, Sig. > = runs it beats and Sig. < = runs that beat it at Holm p < 0.05, the "
-    "unadjusted counts beside.",
+    "table13": "Table 13 (bigram Δ-accuracy, the paper's): per tool bigram present in at least half of the evaluated "
+    "models (full-tool runs; never an ablation run, as α), its mean Δ-accuracy over the models where Δ is defined "
+    "(accuracy with the bigram − without, each model's own trajectories), Sig. count = models where it is "
+    "significant (Fisher's exact, Bonferroni over the 49 bigrams, p < 0.05) and models = those it occurs in.",
+    "pairwise_accuracy": "Pairwise accuracy tests (ours, not the paper's Table 13): every pair of evaluated runs "
+    "tested on accuracy over the common items (McNemar's exact test; the sign test on per-item accuracies with "
+    "replicates), Holm-adjusted across all pairs; per run, Sig. > = runs it beats and Sig. < = runs that beat it at "
+    "Holm p < 0.05, the unadjusted counts beside.",
     "table14": "Table 14 by tier: each evaluated run's top-1 trigram of tool calls (most occurrences over its own "
     "trajectories, as the fingerprints; ties by name) and its concentration = those occurrences ÷ all the run's "
     "trigram occurrences; per tier the mean concentration.",
