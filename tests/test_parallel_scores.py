@@ -578,6 +578,8 @@ def test_unmeasured_tokens_are_never_0_in_json_or_csv(tmp_path, capsys, source):
     report = json.loads(done.stdout)
     study = report["studies"][0] if "studies" in report else report
     assert study["sampling_tokens"] is None
+    # the sampled run's judge is the evidence judge (offline): its tokens and cost are not measured, never 0
+    assert study["judge_tokens"] is None and study["judge_cost_usd"] is None
     cells = [row[key] for row in study["per_k"] for key in TOKEN_KEYS if key in row]
     assert cells and all(cell is None for cell in cells), cells
     done = batch(capsys, "scale", "parallel", *args, "--format", "csv")

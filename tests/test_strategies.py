@@ -691,19 +691,20 @@ def test_scripted_tokens_are_unmeasured_never_zero(three_strategies, capsys, tmp
     for study in json.loads(run.stdout)["studies"]:
         for level in study["levels"]:
             assert level["measured"] is False
-            for key in ("tokens_marginal", "tokens_cumulative", "tokens_per_item", "verifier_tokens"):
+            for key in ("tokens_marginal", "tokens_cumulative", "tokens_per_trajectory", "verifier_tokens"):
                 assert level[key] is None, key
     csv = batch(capsys, "scale", "strategies", *common, "--format", "csv")
     header, *rows = [line.split(",") for line in csv.stdout.strip().splitlines()]
-    for name in ("tokens_per_item", "verifier_tokens", "cost_usd"):
+    for name in ("tokens_per_trajectory", "verifier_tokens", "cost_usd"):
         assert {row[header.index(name)] for row in rows} == {""}, name
     table = batch(capsys, "scale", "strategies", *common).stdout
+    assert "tokens / trajectory" in table and "tokens / item" not in table  # a level's tokens ÷ its trajectories
     lines = [
         line for line in table.splitlines() if line.startswith("│ ") and ("continue" in line or "verifier" in line)
     ]
     assert len(lines) == 4
     for line in lines:
-        tokens = line.split("│")[5].strip()  # strategy, budget, accuracy, k*, tokens / item
+        tokens = line.split("│")[5].strip()  # strategy, budget, accuracy, k*, tokens / trajectory
         assert tokens == "—"
     assert "· — ·" in table and "· 0 ·" not in table  # the verifier's tokens
     plateau = batch(capsys, "scale", "plateau", "--group", "P.continue", "--db", str(db), "--format", "json")

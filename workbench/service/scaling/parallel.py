@@ -590,14 +590,17 @@ def _sampling_usd(run: RunRow, samples, cost_mode: str) -> float | None:
 
 def _judging_spend(out: Spend, rows, model: bool) -> None:
     """The judge's totals and the mean price and tokens of one verdict of each kind, into `out`: an offline judge's
-    verdicts cost nothing; a model's unpriced verdicts leave the cost unknown (None)."""
-    out.judge_tokens = int(sum(sum_tokens or 0 for *_, sum_tokens in rows))
+    verdicts add nothing to a strategy's spend and its totals are not measured (None); a model's unpriced verdicts
+    leave the cost unknown (None)."""
     if model:
+        out.judge_tokens = int(sum(sum_tokens or 0 for *_, sum_tokens in rows))
         _model_verdict_prices(out, rows)
         return
+    # an offline judge (the evidence judge) calls no model: a strategy's spend adds nothing for its verdicts, and its
+    # own tokens and cost are not measured (None in the JSON, never 0)
     out.verdict_usd["pointwise"] = out.verdict_usd["pairwise"] = 0.0
     out.verdict_tokens["pointwise"] = out.verdict_tokens["pairwise"] = 0
-    out.judge_usd = 0.0
+    out.judge_usd = out.judge_tokens = None
 
 
 def _model_verdict_prices(out: Spend, rows) -> None:
