@@ -359,6 +359,15 @@ async def test_unreadable_and_empty_replies(mini_corpus):
     assert traj.termination == "error" and traj.error_kind == "empty_response"
 
 
+async def test_an_empty_reply_keeps_the_finish_reason_the_server_gave(mini_corpus):
+    """The server said `stop` for an empty reply: the step that stands for it (the harness's note) stores `stop`,
+    as every other reply's step stores what the server said."""
+    traj, ep, _ = await episode(mini_corpus, script(text_reply("")))
+    (note,) = [s for s in ep.steps if s.kind == "harness"]
+    assert traj.error_kind == "empty_response" and note.text.startswith("[HARNESS] Empty response")
+    assert note.finish_reason == "stop"
+
+
 async def test_token_cap_discards_the_crossing_submit(mini_corpus):
     traj, _ep, _ = await episode(
         mini_corpus,
