@@ -869,3 +869,23 @@ def test_table13_bigram_delta_over_the_evaluated_models_only(panel, stored):
         != g_present
         for g, g_present in ((b["bigram"], b["n_present"]) for b in panel["tables"]["table13"])
     )  # the ablation runs would change some count: the test can tell the pools apart
+
+
+def test_a_submit_without_an_answer_is_na_under_answer_in_table15(tmp_path):
+    """A model that calls submit_answer without an answer (the local server): the episode ends `answer` with no
+    letter, as the reference harness ends it, and Table 15 counts it NA under `answer` — by hand from the store."""
+    from tests.openai_server import FakeOpenAI, tool_reply
+    from workbench.cli import main
+    from workbench.service.reports import panel_report
+
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(lambda req, n: tool_reply(("submit_answer", {"reasoning": "no letter"}))) as srv:
+        args = ["--batch", "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url]
+        assert main([*args, "--limit", "3", "--run", "nl", "--db", str(db), "--quiet"]) == 0
+    store = Store(db, readonly=True)
+    trajs = store.trajectories(store.run("nl")["id"])
+    assert {(t["termination"], t["answer"], t["predicted_index"], t["tool_errors"]) for t in trajs} == {
+        ("answer", "", -1, 1)
+    }
+    (entry,) = panel_report(store, ["nl"])["tables"]["table15"]
+    assert (entry["na"], entry["n"], entry["by_cap"]["answer"]) == (len(trajs), len(trajs), len(trajs))
