@@ -294,6 +294,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --scores: the studies to read (default: every study in the file)",
     )
     para.add_argument(
+        "--tasks",
+        metavar="FILE|NAME",
+        help="with --scores: read only these tasks — a file of task names, one a line, or a subset the study "
+        "names (tau2-47: tau2's 50 tasks less airline 0, 14 and 24, the Tool-use table's 47)",
+    )
+    para.add_argument(
         "--judge",
         default="evidence",
         help="'evidence' (offline), 'none', 'same' (the run's model) or a litellm model string",
