@@ -121,12 +121,12 @@ def test_tasks_from_a_file_and_bad_subsets(tmp_path, capsys):
     empty.write_text("# nothing\n")
     other = tmp_path / "other.txt"
     other.write_text("no_such_task\n")
-    for given, words in (
+    for subset_arg, words in (
         ("tau2-48", "neither a subset"),
         (str(empty), "names no task"),
         (str(other), "has no task in --tasks"),
     ):
-        done = batch(capsys, "scale", "parallel", "--scores", str(DATA), "--study", study, "--tasks", given)
+        done = batch(capsys, "scale", "parallel", "--scores", str(DATA), "--study", study, "--tasks", subset_arg)
         assert done.returncode == 2 and words in done.stderr, done.stderr
     done = batch(capsys, "scale", "parallel", "--agent", "random", "--limit", "2", "--tasks", "tau2-47")
     assert done.returncode == 2 and "--tasks is for --scores" in done.stderr
