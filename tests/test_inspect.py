@@ -364,3 +364,64 @@ def test_a_task_option_out_of_range_is_named_and_nothing_runs(tmp_path, option, 
             display="none",
         )
     assert not list(tmp_path.iterdir())  # no log
+
+
+def text_and_cut_script(req: dict, n: int) -> Reply:
+    """A model that writes its calls as text (a `<tool_call>` block, a bare JSON call), is cut off by the completion
+    limit in the middle of a call, then submits natively: what a small local model does."""
+    from tests.openai_server import completion
+
+    seed = seed_of(req)
+    turns = [
+        lambda: text_reply(
+            f'I will look. <tool_call>{{"name": "get_paper_info", "arguments": {{"paper_id": "{seed}"}}}}</tool_call>'
+        ),
+        lambda: Reply(
+            body=completion(
+                {"role": "assistant", "content": f'Now the sections. {{"name": "list_sections", "arguments": {{"pa'},
+                finish_reason="length",
+            )
+        ),
+        lambda: text_reply(f'{{"name": "list_sections", "arguments": {{"paper_id": "{seed}"}}}}'),
+        lambda: tool_reply(("submit_answer", {"answer": "C", "reasoning": "read"})),
+    ]
+    return turns[min(turn_of(req), len(turns) - 1)]()
+
+
+def overflow_script(req: dict, n: int) -> Reply:
+    """One call, then the server refuses the request: the context window is full (OpenAI's code)."""
+    from tests.openai_server import error_reply
+
+    if turn_of(req) == 0:
+        return tool_reply(("get_paper_info", {"paper_id": seed_of(req)}))
+    return error_reply(
+        400,
+        message="This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.",
+        kind="invalid_request_error",
+        code="context_length_exceeded",
+    )
+
+
+ENDING = ("termination", "error_kind", "tool_calls", "turns_with_calls", "cut_off_turns", "lost_calls", "turns")
+
+
+@pytest.mark.parametrize("brain", [text_and_cut_script, overflow_script], ids=["text-calls-and-cut-off", "overflow"])
+def test_under_inspect_text_calls_cut_offs_and_an_overflow_end_as_in_our_loop(tmp_path, monkeypatch, brain):
+    """Calls written as text are run (not nudged as prose), a reply cut off mid-call is counted and never sent back,
+    and a full context window ends the episode as `error` / `context_overflow`: under Inspect as in our loop, request
+    by request and in the trajectory each records."""
+    with FakeOpenAI(brain) as ours:
+        corpus, _ = open_dataset("builtin", paths.cache_dir())
+        trajectory = our_loop(ours.url, corpus.items[0].id, ablation="full")
+    with FakeOpenAI(brain) as theirs:
+        log = inspect_run(theirs.url, tmp_path, monkeypatch, limit=1, budget=BUDGET, ablation="full")
+    assert len(theirs.requests) == len(ours.requests) > 1
+    for mine, inspect_request in zip(ours.requests, theirs.requests, strict=True):
+        assert wire(inspect_request) == wire(mine)
+    ended = log.samples[0].metadata["agenthop"]
+    assert {k: ended[k] for k in ENDING} == {k: getattr(trajectory, k) for k in ENDING}
+    if brain is text_and_cut_script:
+        assert (trajectory.tool_calls, trajectory.cut_off_turns, trajectory.lost_calls) == (3, 1, 1)
+        assert trajectory.termination == "answer"
+    else:
+        assert (trajectory.termination, trajectory.error_kind) == ("error", "context_overflow")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from inspect_ai.model import ChatMessage, Model, ModelOutput
 
-from sandbox.records import AssistantTurn, Step, ToolSchema, WireMessage
+from sandbox.agents.base import RefusedRequest
+from sandbox.records import TOOL_NAMES, AssistantTurn, Step, ToolSchema, WireMessage
 from workbench.service.inspect.conversation import TurnUsage, reply_message, to_inspect, tool_info, turn_from_output
 
 
@@ -30,8 +31,13 @@ class InspectModelAgent:
     async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         self.sent = list(messages)
         output = await self.model.generate(to_inspect(messages), tools=[tool_info(t) for t in tools])
-        turn = turn_from_output(output)
-        self.output, self.reply = output, reply_message(turn)
+        if output.stop_reason == "model_length":
+            # Inspect's answer to a request the server refused for a full context window (its providers turn the
+            # refusal into an output): our loop ends the episode there, as `error` / `context_overflow`
+            raise RefusedRequest(output.message.text or "the conversation no longer fits the model", overflow=True)
+        names = TOOL_NAMES + tuple(t["name"] for t in tools if isinstance(t.get("name"), str))
+        turn = turn_from_output(output, names)
+        self.output, self.reply = output, turn.raw or reply_message(turn)
         self.usages.append(TurnUsage.of(turn.usage))
         return turn
 

@@ -9,6 +9,7 @@ an imported log gives each turn the tokens it was measured at.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,8 @@ from inspect_ai.tool import ToolCall as InspectCall
 from inspect_ai.tool import ToolInfo, ToolParams
 
 from sandbox.agents.base import arguments_json
-from sandbox.records import AssistantTurn, ToolCall, ToolSchema, Usage, WireMessage, WireToolCall
+from sandbox.agents.textcalls import reply_calls
+from sandbox.records import TOOL_NAMES, AssistantTurn, ToolCall, ToolSchema, Usage, WireMessage, WireToolCall
 
 # Inspect's stop reasons as the provider's finish_reason our episode reads ("length": the completion limit)
 FINISH: dict[str, str] = {"stop": "stop", "tool_calls": "tool_calls", "max_tokens": "length", "model_length": "length"}
@@ -134,16 +136,26 @@ def reply_message(turn: AssistantTurn) -> WireMessage:
     return message
 
 
-def turn_from_output(output: ModelOutput) -> AssistantTurn:
-    """What an Inspect model answered, as the turn our episode applies: text, calls, usage, finish reason."""
+def turn_from_output(output: ModelOutput, names: Collection[str] = TOOL_NAMES) -> AssistantTurn:
+    """What an Inspect model answered, as the turn our episode applies: text, calls, usage, finish reason — its calls
+    read as our own client reads a reply (`textcalls.reply_calls`): native calls, else calls written in the text
+    (`names`: the tools they may name), a call cut off mid-way kept as `cut_off` (counted, never run); `raw`, the
+    message sent back, shows each call once, as structured calls, the call text taken out of the prose."""
+    from sandbox.agents.llm import native_history
+
     message = output.message
     reasoning = "".join(c.reasoning for c in message.content if isinstance(c, ContentReasoning)) or None
+    text = message.text or None
+    finish = FINISH.get(output.stop_reason, output.stop_reason)
+    read = reply_calls(text, [turn_call(c) for c in message.tool_calls or []], finish, names)
     return AssistantTurn(
-        text=message.text or None,
-        tool_calls=[turn_call(c) for c in message.tool_calls or []],
+        text=text,
+        tool_calls=read.calls,
         usage=usage_of(output.usage),
+        raw=native_history({}, text, read.calls, read.spans, None),
         reasoning=reasoning if not isinstance(message.content, str) else None,
-        finish_reason=FINISH.get(output.stop_reason, output.stop_reason),
+        finish_reason=finish,
+        cut_off=read.cut_off,
     )
 
 
