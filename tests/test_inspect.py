@@ -378,7 +378,7 @@ def text_and_cut_script(req: dict, n: int) -> Reply:
         ),
         lambda: Reply(
             body=completion(
-                {"role": "assistant", "content": f'Now the sections. {{"name": "list_sections", "arguments": {{"pa'},
+                {"role": "assistant", "content": 'Now the sections. {"name": "list_sections", "arguments": {"pa'},
                 finish_reason="length",
             )
         ),
@@ -425,3 +425,51 @@ def test_under_inspect_text_calls_cut_offs_and_an_overflow_end_as_in_our_loop(tm
         assert trajectory.termination == "answer"
     else:
         assert (trajectory.termination, trajectory.error_kind) == ("error", "context_overflow")
+
+
+def normalised(request: dict) -> dict:
+    """A request body without what Inspect's OpenAI-compatible provider (`openai-api/…`, the route to a local server)
+    adds and cannot be told to leave out, each checked here: `tool_choice: "auto"` (sent whenever tools are) and a
+    `strict` flag on every tool (`-M strict_tools=false` sends `false`); and an empty assistant content spelled ""."""
+    body = json.loads(json.dumps(request))
+    if "tool_choice" in body:
+        assert body.pop("tool_choice") == "auto"
+    for tool in body.get("tools") or []:
+        if "strict" in tool["function"]:
+            assert tool["function"].pop("strict") is True
+    for m in body["messages"]:
+        if m["role"] == "assistant" and not m.get("content"):
+            m.pop("content", None)
+        for c in m.get("tool_calls") or []:
+            c.setdefault("type", "function")
+    return body
+
+
+def test_inspect_sends_our_schemas_and_limit_and_differs_only_in_tool_choice_and_strict(tmp_path, monkeypatch):
+    """Through Inspect's OpenAI-compatible route (`openai-api/local/…`, as to a llama.cpp server): the protocol's
+    schemas as ours are sent (no `additionalProperties: false`), our completion limit (`max_tokens`), the same
+    messages — every request body equal to ours but for the two fields `normalised` takes out: `tool_choice: "auto"`
+    (OpenAI's default when tools are given) and `strict: true` on each tool, which Inspect's provider always sends
+    (docs/inspect.md says so)."""
+    monkeypatch.setenv("LOCAL_API_KEY", "test-key")
+    with FakeOpenAI(script) as ours:
+        corpus, _ = open_dataset("builtin", paths.cache_dir())
+        our_loop(ours.url, corpus.items[0].id)
+    with FakeOpenAI(script) as theirs:
+        logs = inspect_eval(
+            "agenthop_workbench/agenthop",
+            model="openai-api/local/test-model",
+            model_base_url=theirs.url,
+            task_args={"limit": 1, "budget": BUDGET, "ablation": ABLATION},
+            log_dir=str(tmp_path),
+            display="none",
+            max_retries=0,
+        )
+        assert logs[0].status == "success", logs[0].error
+    assert len(theirs.requests) == len(ours.requests) == 7
+    for mine, inspect_request in zip(ours.requests, theirs.requests, strict=True):
+        assert "tool_choice" not in mine and inspect_request["tool_choice"] == "auto"
+        assert all(t["function"]["strict"] is True for t in inspect_request["tools"])
+        assert not any("additionalProperties" in t["function"]["parameters"] for t in inspect_request["tools"])
+        assert not any("strict" in t["function"] for t in mine["tools"])
+        assert normalised(inspect_request) == normalised(mine)

@@ -70,12 +70,15 @@ class TurnUsage:
 
 
 def tool_info(schema: ToolSchema) -> ToolInfo:
-    """One of our tool schemas (name, description, JSON-schema parameters) as Inspect's tool definition."""
-    return ToolInfo(
-        name=schema["name"],
-        description=schema.get("description", ""),
-        parameters=ToolParams.model_validate(schema.get("parameters") or {"type": "object", "properties": {}}),
-    )
+    """One of our tool schemas (name, description, JSON-schema parameters) as Inspect's tool definition, sent as ours
+    is sent: Inspect adds `additionalProperties: false` to every tool's parameters unless told otherwise, which the
+    protocol's schemas do not carry (a chat template renders it into the prompt), so it is left out (None is not
+    sent) unless our schema says it."""
+    parameters = schema.get("parameters") or {"type": "object", "properties": {}}
+    params = ToolParams.model_validate(parameters)
+    if "additionalProperties" not in parameters:
+        params.additionalProperties = None
+    return ToolInfo(name=schema["name"], description=schema.get("description", ""), parameters=params)
 
 
 def to_inspect(messages: list[WireMessage], usages: list[TurnUsage] | None = None) -> list[ChatMessage]:

@@ -17,10 +17,11 @@ from typing import Any, TypedDict
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from sandbox.agents.presets import DEFAULT_MAX_TOKENS
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.extra_tools.registry import SettingRecord
@@ -196,6 +197,8 @@ def build_task(options: TaskOptions) -> Task:
         dataset=MemoryDataset(samples, name=played.corpus.source),
         solver=agenthop_episode(played),
         scorer=agenthop_score(),
+        # our loop's completion limit per call, sent as ours sends it (`inspect eval --max-tokens` overrides it)
+        config=GenerateConfig(max_tokens=DEFAULT_MAX_TOKENS),
         metadata={"agenthop": played.record(options.data)},
     )
 
