@@ -473,3 +473,99 @@ def test_inspect_sends_our_schemas_and_limit_and_differs_only_in_tool_choice_and
         assert not any("additionalProperties" in t["function"]["parameters"] for t in inspect_request["tools"])
         assert not any("strict" in t["function"] for t in mine["tools"])
         assert normalised(inspect_request) == normalised(mine)
+
+
+def two_item_brain(first_seed: str):
+    """The first item's episode writes calls as text and is cut off mid-call; any other's meets a full context
+    window after one call."""
+
+    def brain(req: dict, n: int) -> Reply:
+        return (text_and_cut_script if seed_of(req) == first_seed else overflow_script)(req, n)
+
+    return brain
+
+
+def assistant_facts(run: str) -> list[list[tuple]]:
+    """Per trajectory (in item order), each model reply's step: its finish reason and usage (raw usage included)."""
+    store = Store(str(paths.store_path()))
+    out = []
+    for t in sorted(store.trajectories(store.run(run)["id"]), key=lambda t: t["item_id"]):
+        steps = store.steps(t["id"])
+        out.append(
+            [(s["finish_reason"], json.dumps(s["usage"], sort_keys=True)) for s in steps if s["kind"] == "assistant"]
+        )
+    return out
+
+
+@pytest.fixture
+def cut_and_overflow_run(capsys, monkeypatch) -> str:
+    """An LLM run of two items on the local server: one with text calls and a reply cut off mid-call, one ended by
+    a full context window."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    corpus, _ = open_dataset("builtin", paths.cache_dir())
+    with FakeOpenAI(two_item_brain(corpus.items[0].seed_paper_id)) as srv:
+        ran = batch(
+            capsys, "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url, "--limit", "2",
+            "--run", "m", "--quiet",
+        )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    return "m"
+
+
+def test_export_then_import_keeps_cut_offs_overflows_finish_reasons_and_raw_usage(
+    capsys, tmp_path, cut_and_overflow_run
+):
+    """The round trip of a model's run with a cut-off and a context overflow: the same `report --format json` (cut
+    offs, error kinds, terminations included), each reply's finish reason and raw usage, and no field mismatch."""
+    original = report(capsys, cut_and_overflow_run)
+    assert original["cut_off"] == {"turns": 1, "calls_lost": 1, "trajectories": 1}
+    assert original["error_kinds"] == {"context_overflow": 1} and original["terminations"]["error"] == 1
+    out = tmp_path / "m.eval"
+    assert batch(capsys, "export", cut_and_overflow_run, "--format", "inspect", "--out", str(out)).returncode == 0
+    result = batch(capsys, "import-inspect", str(out), "--run", "back", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["checked"] == 2 and summary["field_mismatches"] == {} and summary["tool_result_mismatches"] == 0
+    assert report(capsys, "back") == original
+    assert assistant_facts("back") == assistant_facts(cut_and_overflow_run)
+
+
+def test_a_log_of_the_task_with_cut_offs_and_an_overflow_imports_as_our_run_ran(
+    capsys, tmp_path, monkeypatch, cut_and_overflow_run
+):
+    """The same two items under Inspect, its log imported: the endings, error kinds, cut-offs, lost calls and calls of
+    each trajectory are our own run's, and the import says so (no field mismatch, the cut-off counts checked)."""
+    corpus, _ = open_dataset("builtin", paths.cache_dir())
+    with FakeOpenAI(two_item_brain(corpus.items[0].seed_paper_id)) as srv:
+        log = inspect_run(srv.url, tmp_path / "logs", monkeypatch, limit=2, budget=30, ablation="full")
+    result = batch(capsys, "import-inspect", log.location, "--run", "from-inspect", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["checked"] == 2 and summary["field_mismatches"] == {}
+    store = Store(str(paths.store_path()))
+    keys = ("item_id", "termination", "error_kind", "cut_off_turns", "lost_calls", "tool_calls", "turns", "tokens")
+
+    def endings(run: str) -> list[tuple]:
+        rows = store.trajectories(store.run(run)["id"])
+        return sorted(tuple(t[k] for k in keys) for t in rows)
+
+    assert endings("from-inspect") == endings(cut_and_overflow_run)
+    ours, theirs = report(capsys, cut_and_overflow_run), report(capsys, "from-inspect")
+    for key in ("cut_off", "error_kinds", "terminations", "accuracy"):
+        assert theirs[key] == ours[key], key
+
+
+def test_an_import_names_the_cut_off_counts_it_did_not_reproduce(capsys, tmp_path, cut_and_overflow_run):
+    """A log whose record says more cut-off turns than its replies show is reported (field `cut_off_turns`), never
+    imported as if it matched."""
+    from inspect_ai.log import write_eval_log
+
+    out = tmp_path / "m.eval"
+    assert batch(capsys, "export", cut_and_overflow_run, "--format", "inspect", "--out", str(out)).returncode == 0
+    log = read_eval_log(str(out))
+    for sample in log.samples:
+        sample.metadata["agenthop"]["cut_off_turns"] = 3
+    write_eval_log(log, str(out))
+    result = batch(capsys, "import-inspect", str(out), "--run", "edited", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["field_mismatches"].get("cut_off_turns") == 2

@@ -12,7 +12,7 @@ from inspect_ai.model import ChatMessage, Model, ModelOutput
 
 from sandbox.agents.base import RefusedRequest
 from sandbox.records import TOOL_NAMES, AssistantTurn, Step, ToolSchema, WireMessage
-from workbench.service.inspect.conversation import TurnUsage, reply_message, to_inspect, tool_info, turn_from_output
+from workbench.service.inspect.conversation import TurnFacts, reply_message, to_inspect, tool_info, turn_from_output
 
 
 class InspectModelAgent:
@@ -23,7 +23,7 @@ class InspectModelAgent:
 
     def __init__(self, model: Model):
         self.model = model
-        self.usages: list[TurnUsage] = []  # per answered call, in order: the assistant messages' metadata
+        self.usages: list[TurnFacts] = []  # per answered call, in order: the assistant messages' metadata
         self.sent: list[WireMessage] = []  # the last request's history
         self.reply: WireMessage | None = None  # the last answer, as our message
         self.output: ModelOutput | None = None
@@ -38,7 +38,7 @@ class InspectModelAgent:
         names = TOOL_NAMES + tuple(t["name"] for t in tools if isinstance(t.get("name"), str))
         turn = turn_from_output(output, names)
         self.output, self.reply = output, turn.raw or reply_message(turn)
-        self.usages.append(TurnUsage.of(turn.usage))
+        self.usages.append(TurnFacts.of(turn))
         return turn
 
     def conversation(self, history: list[WireMessage], steps: list[Step]) -> list[ChatMessage]:

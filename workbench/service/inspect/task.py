@@ -35,6 +35,7 @@ from storage.json_types import JsonObject, JsonValue
 from workbench.service import paths
 from workbench.service.datasets import dataset_key, open_dataset
 from workbench.service.inspect.agent import InspectModelAgent
+from workbench.service.inspect.calls import model_calls
 
 TASK_NAME = "agenthop"  # Inspect's name for it: `agenthop_workbench/agenthop`
 # Inspect retries a failed call itself (its own backoff): the episode counts what still fails, without waiting again
@@ -218,6 +219,8 @@ def agenthop_episode(played: Setting) -> Solver:
         if agent.output is not None:
             state.output = agent.output
         state.metadata["agenthop"] = trajectory_record(trajectory)
+        # every model call in order, the failed ones too (they leave no message): what a replay of the log meets
+        state.metadata["agenthop_calls"] = model_calls((s.kind, s.text or "") for s in episode.steps)
         state.completed = True
         return state
 
