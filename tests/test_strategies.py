@@ -4,6 +4,7 @@ offline with the scripted agents, and the LLM path (agent and verifier) against 
 import asyncio
 import json
 import math
+import os
 import re
 from pathlib import Path
 
@@ -465,6 +466,41 @@ def test_llm_summarize_and_verifier_against_the_local_server(tmp_path, capsys, m
         calls = cached["verifier_calls"]
         assert level["verifier_cost_usd"] == pytest.approx(calls * (300 * 0.4 + 50 * 1.6) / 1e6)
         assert level["verifier_tokens"] == cached["verifier_tokens"]  # tokens do not depend on the price rule
+
+
+@pytest.mark.parametrize("mode", ["cache-aware", "study"])
+def test_a_model_verifier_is_priced_by_the_runs_recorded_pricing(tmp_path, capsys, monkeypatch, mode):
+    """One price for every priced call: a config `[[pricing]]` row overriding gpt-4.1-mini ($2 / $8 per M, cache at
+    the input price) prices the verifier's calls as the agent's, in either cost mode — by hand from the tokens the
+    server reported (300 in, 100 of them cached, 50 out)."""
+    Path(os.environ["AGENTHOP_CONFIG"]).write_text(
+        '[[pricing]]\nprefix = "gpt-4.1-mini"\ninput_per_m = 2.0\noutput_per_m = 8.0\n'
+    )
+
+    def brain(req, n):
+        if req["messages"][0]["content"] == VERIFIER_PROMPT:
+            return text_reply("It read nothing and answers B.", prompt_tokens=300, completion_tokens=50, cached=100)
+        turns = re.findall(r"Turn: (\d+)", str(req["messages"][-1].get("content") or ""))
+        return tool_reply(
+            ("submit_answer", {"answer": "B", "reasoning": "r"}),
+            prompt_tokens=1000 + 1000 * (int(turns[-1]) if turns else 0),
+        )
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(brain) as srv:
+        ver = batch(
+            capsys, "scale", "sequential", "--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url,
+            "--limit", "2", "--db", str(db), "--quiet", "--format", "json", "--boot", "200", "--axis", "tokens",
+            "--grid", "2500,4500", "--strategy", "verifier", "--verifier", "openai/gpt-4.1-mini",
+            "--verifier-base-url", srv.url, "--run", "LV", "--cost-mode", mode,
+        )  # fmt: skip
+    assert ver.returncode == 0, ver.stderr
+    levels = json.loads(ver.stdout)["levels"]
+    assert sum(level["verifier_calls"] for level in levels) >= 1
+    per_call = (300 * 2.0 + 50 * 8.0) / 1e6 if mode == "study" else (200 * 2.0 + 100 * 2.0 + 50 * 8.0) / 1e6
+    for level in levels:
+        assert level["verifier_cost_usd"] == pytest.approx(level["verifier_calls"] * per_call)
 
 
 def test_the_stepper_shows_the_summary_turn_and_the_replacement(three_strategies):
