@@ -293,12 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="with --scores: the studies to read (default: every study in the file)",
     )
-    para.add_argument(
-        "--tasks",
-        metavar="FILE|NAME",
-        help="with --scores: read only these tasks — a file of task names, one a line, or a subset the study "
-        "names (tau2-47: tau2's 50 tasks less airline 0, 14 and 24, the Tool-use table's 47)",
-    )
+    tasks = "with --scores: only these tasks (a file of task names, one a line; or tau2-47: the Tool-use table's 47)"
+    para.add_argument("--tasks", metavar="FILE|NAME", help=tasks)
     para.add_argument(
         "--judge",
         default="evidence",
