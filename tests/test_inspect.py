@@ -388,6 +388,21 @@ def text_and_cut_script(req: dict, n: int) -> Reply:
     return turns[min(turn_of(req), len(turns) - 1)]()
 
 
+def native_cut_script(req: dict, n: int) -> Reply:
+    """A native call whose arguments the completion limit cut off mid-way, then a submit."""
+    from tests.openai_server import completion
+
+    if turn_of(req) == 0:
+        call = {
+            "id": "call_0",
+            "type": "function",
+            "function": {"name": "get_paper_info", "arguments": '{"paper_id": "a'},
+        }
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        return Reply(body=completion(message, finish_reason="length"))
+    return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}))
+
+
 def overflow_script(req: dict, n: int) -> Reply:
     """One call, then the server refuses the request: the context window is full (OpenAI's code)."""
     from tests.openai_server import error_reply
@@ -405,7 +420,11 @@ def overflow_script(req: dict, n: int) -> Reply:
 ENDING = ("termination", "error_kind", "tool_calls", "turns_with_calls", "cut_off_turns", "lost_calls", "turns")
 
 
-@pytest.mark.parametrize("brain", [text_and_cut_script, overflow_script], ids=["text-calls-and-cut-off", "overflow"])
+@pytest.mark.parametrize(
+    "brain",
+    [text_and_cut_script, native_cut_script, overflow_script],
+    ids=["text-calls-and-cut-off", "native-call-cut-off", "overflow"],
+)
 def test_under_inspect_text_calls_cut_offs_and_an_overflow_end_as_in_our_loop(tmp_path, monkeypatch, brain):
     """Calls written as text are run (not nudged as prose), a reply cut off mid-call is counted and never sent back,
     and a full context window ends the episode as `error` / `context_overflow`: under Inspect as in our loop, request
@@ -423,6 +442,8 @@ def test_under_inspect_text_calls_cut_offs_and_an_overflow_end_as_in_our_loop(tm
     if brain is text_and_cut_script:
         assert (trajectory.tool_calls, trajectory.cut_off_turns, trajectory.lost_calls) == (3, 1, 1)
         assert trajectory.termination == "answer"
+    elif brain is native_cut_script:
+        assert (trajectory.tool_calls, trajectory.cut_off_turns, trajectory.lost_calls) == (1, 1, 1)
     else:
         assert (trajectory.termination, trajectory.error_kind) == ("error", "context_overflow")
 
