@@ -3,7 +3,9 @@
 As `import-reference` does for the reference harness's files: every sample's assistant messages are handed, one
 model call at a time, to the ordinary Runner's episode (`LogReplay`), so our own sandbox executes each call under
 the log's caps and every event becomes a step; each turn carries the tokens the log measured for it (its message's
-`metadata["usage"]`, else its model event's usage), and the run is tagged with the log's model for family and tier.
+`metadata["usage"]`, else its model event's usage) with its raw usage, finish reason and cut-off call, a failed model
+call the log kept (`agenthop_calls`, `calls`) is raised where the episode met it, and the run is tagged with the
+log's model for family and tier.
 Each replayed trajectory is then checked against its sample: the tool results (without their status footers)
 and the ending, answer, points and tokens the task recorded; the mismatches are kept in the run's config under
 `inspect` and reported, never fatal. A log of another task, or one whose samples are not the dataset's items, is
@@ -34,7 +36,7 @@ from sandbox.records import AssistantTurn, Caps, CapsRecord, Item, ToolSchema, W
 from sandbox.runner import RunEvent, Runner, RunSpec
 from storage import Store
 from storage.json_types import JsonObject, JsonValue
-from workbench.service.inspect.calls import REPLY, CallEntry, failure, logged_calls
+from workbench.service.inspect.calls import CallEntry, failure, logged_calls
 from workbench.service.inspect.conversation import logged_turn, usage_of
 from workbench.service.inspect.task import TASK_NAME, caps_of
 
@@ -128,7 +130,7 @@ class LogReplay:
         if self.call < len(calls):
             self.call += 1
             entry = calls[self.call - 1]
-            if entry != REPLY and not isinstance(entry, str):
+            if not isinstance(entry, str):  # a failed call (REPLY is the only text): raised where the episode met it
                 raise failure(entry)
         if self.pos >= len(self.sample.turns):
             raise InfrastructureError(f"replay log exhausted: the sample logged {len(self.sample.turns)} model replies")
