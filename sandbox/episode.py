@@ -312,6 +312,7 @@ class Episode:
                 usage=usage,
                 cost_usd=turn.cost_usd,
                 text=f"[HARNESS] Empty response — terminated as error. Raw dump keys: {keys}",
+                finish_reason=turn.finish_reason,  # what the server said ("stop"), kept as for any reply
             )
             return "error"
         await self._emit(

@@ -135,9 +135,11 @@ class LLMJudge:
         api_key_env: str | None = None,
         client: str = "auto",
         prompts: Any = None,
+        pricing: list[dict[str, Any]] | None = None,
     ):
         from sandbox.agents.llm import ConfigError, LLMConfig, choose_native
         from sandbox.agents.native import NativeClient, base_url_for
+        from sandbox.pricing import price_for
 
         self.config = LLMConfig(
             model=model, base_url=base_url, api_key_env=api_key_env, temperature=0.0, max_tokens=8192, client=client
@@ -145,6 +147,8 @@ class LLMJudge:
         self.key = self.config.api_key()
         self.name = f"llm:{model}"
         self.prompts = prompts  # the run's `sandbox.prompts.Prompts` (--prompts): what the judge is sent
+        # priced as the run's own calls are: the run's recorded `[[pricing]]` rows first, then the built-in table
+        self.price = price_for(model, pricing)
         route = choose_native(self.config)
         url = base_url_for(route, base_url) if route else None
         if route and url is None:
@@ -153,11 +157,11 @@ class LLMJudge:
 
     async def ask(self, system: str, user: str) -> tuple[str, Usage, float | None]:
         """One call with this system prompt: (reply text, its `Usage`, USD or None); the verifier asks through it."""
-        from sandbox.pricing import cost, find_price
+        from sandbox.pricing import cost
 
         messages: list[WireMessage] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         text, usage = await (self._ask_native(self.native, messages) if self.native else self._ask_litellm(messages))
-        priced = cost(find_price(self.config.model), usage)
+        priced = cost(self.price, usage)
         return text, usage, priced["total_usd"] if priced else None
 
     async def _ask_litellm(self, messages: list[WireMessage]) -> tuple[str, Any]:

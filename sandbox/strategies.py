@@ -93,11 +93,13 @@ class LLMVerifier:
         api_key_env: str | None = None,
         client: str = "auto",
         instructions: str | None = None,
+        pricing: list[dict[str, Any]] | None = None,
     ):
         from sandbox.judges import LLMJudge
         from sandbox.prompts import VERIFIER_PROMPT
 
-        self.asker = LLMJudge(model, base_url=base_url, api_key_env=api_key_env, client=client)
+        # priced by the run's recorded `[[pricing]]` rows first, as the agent's calls are
+        self.asker = LLMJudge(model, base_url=base_url, api_key_env=api_key_env, client=client, pricing=pricing)
         self.name = f"llm:{model}"
         self.instructions = instructions or VERIFIER_PROMPT  # the run's `Prompts.verifier` (--prompts)
 
@@ -130,12 +132,15 @@ def make_verifier(
     api_key_env: str | None = None,
     client: str = "auto",
     instructions: str | None = None,
+    pricing: list[dict[str, Any]] | None = None,
 ):
     """`evidence` is the scripted verifier; anything else a model string (ConfigError when it cannot be reached),
-    told `instructions` (the run's `Prompts.verifier`; None: ours)."""
+    told `instructions` (the run's `Prompts.verifier`; None: ours) and priced by the run's `pricing` rows first."""
     if name == "evidence":
         return EvidenceVerifier()
-    return LLMVerifier(name, base_url=base_url, api_key_env=api_key_env, client=client, instructions=instructions)
+    return LLMVerifier(
+        name, base_url=base_url, api_key_env=api_key_env, client=client, instructions=instructions, pricing=pricing
+    )
 
 
 @dataclass

@@ -15,9 +15,9 @@ is over the protocol's own calls and runs of that setting compare with plain one
   get_references, list_sections, get_paper_info) ÷ all protocol calls;
 * `early_commit`, `verify_before_commit`, `over_search` — Table 9's Imm, Thnk and Read over the trajectories
   that read every gold (ST after the gold, MT-both after both golds; the paper's denominator: the residual —
-  navigation without a read, or no submit — stays in it): Imm = the submit came right after the last gold
-  read (RQ1's early commitment), Thnk = only think calls between it and the submit (verify before commit),
-  Read = reading on after the gold (over-search, not search volume);
+  navigation without a read, or no submit — stays in it): Imm = the submit came right after the read that
+  reached the golds (RQ1's early commitment), Thnk = only think calls between it and the submit (verify before
+  commit), Read = reading on after it, a re-read of a gold section too (over-search, not search volume);
 * `under_engagement` — trajectories that never had a read_section delivered ÷ all (RQ4: giving up without
   reading, not early commitment);
 * `search_volume` — search_papers calls per trajectory (descriptive; no word rests on it).
@@ -158,13 +158,13 @@ def _recorded_or(value: float | None, default: float) -> float:
 def _after_gold_terms(
     actions: Sequence[Sequence[Any]], kind: str | None, n_gold: float | None
 ) -> dict[str, tuple[float, float]]:
-    """The after-the-evidence signatures (AFTER_GOLD): 1 of 1 for the category that followed the last gold read of a
-    trajectory that read every gold, 0 of 1 for the others; 0 of 0 for a trajectory that did not."""
+    """The after-the-evidence signatures (AFTER_GOLD): 1 of 1 for the category that followed the read reaching the
+    golds of a trajectory that read every gold, 0 of 1 for the others; 0 of 0 for a trajectory that did not."""
     facts = stopping.Facts.scan(actions)
     golds = stopping.n_gold({"kind": kind, "n_gold": n_gold})
     if len(facts.reached) < golds or facts.last_gold is None:
         return {key: (0.0, 0.0) for key in AFTER_GOLD.values()}
-    category = stopping.after_evidence_category(actions)
+    category = stopping.after_evidence_category(actions, golds)
     return {key: (float(category == cat), 1.0) for cat, key in AFTER_GOLD.items()}
 
 

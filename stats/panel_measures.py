@@ -3,7 +3,7 @@ Table 3 in the paper's overlapping categories, and Table 17's rank stability acr
 
 Table 3 (action after a wrong-paper read). The paper's rows do not sum to 100 % (Opus 41.4 / 12.7 / 82.3 / 3.4 /
 0.1), so its categories overlap. The reading kept here: for each wrong-paper read (a delivered read_section of a
-paper that is none of the item's gold, bridge or seed papers, as `stopping`), look at the actions after it up to
+paper that is not gold for the item, seed and bridge included, as `stopping`), look at the actions after it up to
 and including the next read_section (or the end):
 
 * Recover — that next read_section names a gold paper;
@@ -31,7 +31,7 @@ import numpy as np
 
 PAPER_AFTER_WRONG = ("Recover", "Stay", "Think", "Re-nav", "Submit")
 NAV = ("search_papers", "get_references", "list_sections", "get_paper_info")
-WRONG_ROLES = ("other",)
+WRONG_ROLES = ("other", "seed", "bridge")  # any paper not gold for the item (`stopping.WRONG_ROLES`)
 
 
 def after_wrong_paper_categories(actions: Sequence[Sequence[Any]]) -> list[set[str]]:

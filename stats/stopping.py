@@ -22,9 +22,9 @@ Definitions used by every function:
 * A **gold read** is a `read_section` with `delivered` true on a paper whose role is 'gold'.
   Only delivered reads count as having read a paper (docs/protocol.md "What is measured"); a rejected or failed call
   still counts as an *action* (a decision) everywhere else.
-* A **wrong-paper read** is a delivered `read_section` of a paper that is none of the item's
-  gold, bridge or seed papers (role 'other'). A bridge read is required on depth-2 items and the
-  protocol tells the agent to start from the seed paper, so neither is a wrong paper.
+* A **wrong-paper read** is a delivered `read_section` of a paper that is not gold for the item
+  (roles 'other', 'seed' and 'bridge'): the paper's Table 3 conditions "on landing on a non-gold paper",
+  the seed and the bridge included when they are not gold for the item.
 * A call **names** a paper when its `paper` is not None (get_paper_info, get_references,
   list_sections, read_section). `search_papers` names none and counts as navigation, and so does
   `get_references` whatever paper it names: it asks where to go next, not what a paper says.
@@ -46,7 +46,8 @@ MT_FAIL = ("0-Gold", "Prem", "Explored", "Stayed")
 AFTER_EVIDENCE = ("Imm", "Thnk", "Read")
 LEFT_OUT = ("Nav", "End")  # after the evidence, outside the paper's three categories
 AFTER_WRONG = ("Recover", "Stay", "Think", "Re-nav", "Submit", "Other", "End")
-WRONG_ROLES: tuple[str | None, ...] = ("other",)
+# a wrong-paper read is a read of any paper that is not gold for the item: seed and bridge included (paper Table 3)
+WRONG_ROLES: tuple[str | None, ...] = ("other", "seed", "bridge")
 EARLY_WINDOW = 3
 SUBMIT, THINK, READ, SEARCH, REFS = "submit_answer", "think", "read_section", "search_papers", "get_references"
 NAVIGATION = (SEARCH, REFS)
@@ -71,7 +72,7 @@ class MtFail(TypedDict):
 
 
 class EvidenceGroup(TypedDict):
-    """What followed the last gold read in one group (ST, or MT reading every gold)."""
+    """What followed the read that reached the golds in one group (ST, or MT reading every gold)."""
 
     n: int
     n_reached: int
@@ -127,9 +128,8 @@ class StoppingBehaviour(TypedDict):
 
 
 LEGEND = {
-    "wrong_paper_read": "A wrong-paper read is a delivered read_section of a paper that is not one of the item's "
-    "gold, bridge or seed papers; bridge reads (needed on depth-2 items) and seed reads (the "
-    "protocol's starting point) are not wrong-paper reads.",
+    "wrong_paper_read": "A wrong-paper read is a delivered read_section of any paper that is not gold for the item "
+    "(the paper's Table 3: 'conditional on landing on a non-gold paper'), the seed and the bridge included.",
     "mt_fail": "MT-fail (paper Table 9): the MT trajectories whose paper recall failed, right or wrong, so n = MT "
     "trajectories × (1 − MT paper recall); four categories summing to n: 0-Gold = no gold paper read "
     "(delivered); otherwise, after the first read of the last gold reached, Explored = it searched, asked "
@@ -137,9 +137,10 @@ LEGEND = {
     "read (re-read, listed, looked up), Prem = it only thought or submitted, or the run ended. "
     "all_gold_wrong (not part of Table 9) = wrong MT answers after reading every gold, over the MT "
     "trajectories that recalled.",
-    "after_evidence": "Imm / Thnk / Read: what followed the last gold read, over ST trajectories that read their "
-    "gold and MT trajectories that read every gold (MT-both), right or wrong, up to the first "
-    "submit: Read = some read_section (reading more sections), Imm = submit next, Thnk = only "
+    "after_evidence": "Imm / Thnk / Read: what followed the gold read (ST) or the read that reached the second gold "
+    "(MT-both: MT trajectories that read every gold), right or wrong, up to the first "
+    "submit: Read = some read_section (reading more sections, a later re-read of a gold section "
+    "included), Imm = submit next, Thnk = only "
     "think calls then submit. Left out of the three, as the paper does, and out of the "
     "denominator n (counted apart under left_out): Nav = navigation without a read "
     "(get_references, list_sections, search_papers, get_paper_info) then submit; End = neither "
@@ -202,6 +203,15 @@ class Facts(NamedTuple):
             elif role in wrong_roles:
                 wrong.append(i)
         return cls(actions, list(seen.items()), last, wrong)
+
+    def evidence_read(self, golds: int | None = None) -> int | None:
+        """The index of the read that reached the evidence: the first delivered read of the `golds`-th distinct gold
+        paper (None: the last one reached); None when fewer golds were read. Table 9 times Imm / Thnk / Read from
+        it, so a later re-read of a gold section is reading on."""
+        wanted = len(self.reached) if golds is None else golds
+        if wanted < 1 or len(self.reached) < wanted:
+            return None
+        return self.reached[wanted - 1][1]
 
 
 def _of_kind(
@@ -309,12 +319,15 @@ def mt_fail_breakdown(trajectories: Sequence[Trajectory], facts: Sequence[Facts]
 # after the evidence
 
 
-def after_evidence_category(actions: Sequence[Action]) -> str | None:
-    """What the agent did after its last gold read; None when it read no gold.
+def after_evidence_category(actions: Sequence[Action], golds: int | None = None) -> str | None:
+    """What the agent did after the read that reached its golds; None when it did not reach them.
 
-    Up to the first submit_answer after the last delivered gold read (or the end of the run):
+    The clock starts at the first delivered read of the `golds`-th distinct gold paper (ST: the gold read; MT: the
+    read that reaches the second gold; None: the last distinct gold it reached), as the paper's Table 9 times it.
+    Up to the first submit_answer after that read (or the end of the run):
 
-    * `Read` — some read_section call (reading more sections), whatever else came with it;
+    * `Read` — some read_section call (reading more sections — a later re-read of a gold section too), whatever else
+      came with it;
     * `Imm`  — no call at all before the submit;
     * `Thnk` — only think calls before the submit;
     * `Nav`  — navigation without a read (get_references, list_sections, search_papers,
@@ -322,14 +335,15 @@ def after_evidence_category(actions: Sequence[Action]) -> str | None:
     * `End`  — no submit and no read followed before the run ended: also left out.
     """
     facts = Facts.scan(actions)
-    return _after_evidence(facts.actions, facts.last_gold)
+    return _after_evidence(facts.actions, facts.evidence_read(golds))
 
 
-def _after_evidence(actions: Sequence[Sequence[Any]], last: int | None) -> str | None:
-    if last is None:
+def _after_evidence(actions: Sequence[Sequence[Any]], start: int | None) -> str | None:
+    """The category of what followed the read at `start` (None: the golds were not reached)."""
+    if start is None:
         return None
     between: set[str] = set()
-    for action in actions[last + 1 :]:
+    for action in actions[start + 1 :]:
         tool = action[0]
         if tool == READ:
             return "Read"
@@ -359,7 +373,7 @@ def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | 
 def _after_evidence_group(pool: list[tuple[Trajectory, Facts]]) -> EvidenceGroup:
     """`after_evidence` over one group's trajectories (the ST ones, or the MT ones)."""
     complete = [(t, f) for t, f in pool if len(f.reached) >= n_gold(t)]
-    cats = [_after_evidence(f.actions, f.last_gold) for _, f in complete]
+    cats = [_after_evidence(f.actions, f.evidence_read(n_gold(t))) for t, f in complete]
     counts = {c: cats.count(c) for c in AFTER_EVIDENCE + LEFT_OUT}
     n = sum(counts[c] for c in AFTER_EVIDENCE)
     right = _correct_by_category(complete, cats, AFTER_EVIDENCE + LEFT_OUT)

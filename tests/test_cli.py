@@ -154,6 +154,28 @@ def test_listing_runs_imports_no_scientific_stack(tmp_path):
     assert proc.stdout.strip().splitlines()[-1] == "[0, 2] []"
 
 
+def test_delete_counts_the_unfinished_trajectories_of_an_interrupted_run(tmp_path, capsys):
+    """An interrupted run holds the trajectories its stop left unfinished: `delete` names them with the finished
+    ones (it said "0 trajectories" for a run holding only unfinished ones), counted here from the store."""
+    from storage import Store
+
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "run", "--agent", "oracle", "--limit", "2", "--quiet", "--db", db, "--run", "i"]) == 0
+    store = Store(db)
+    run_id = store.run("i")["id"]
+    for item in ("x1", "x2"):
+        store.begin_trajectory(run_id, item, 0, 0, {})  # begun, never finished: what an interrupted run holds
+    store.update_run(run_id, status="interrupted")
+    done, left = store.conn.execute(
+        "SELECT SUM(status = 'done'), SUM(status != 'done') FROM trajectories WHERE run_id = ?", (run_id,)
+    ).fetchone()
+    store.close()
+    assert (done, left) == (2, 2)
+    capsys.readouterr()
+    assert main(["--batch", "delete", "i", "--yes", "--db", db]) == 0
+    assert capsys.readouterr().out == "deleted run 'i' (4 trajectories, 2 of them unfinished, status interrupted)\n"
+
+
 def test_delete_and_rename_runs(tmp_path, capsys):
     db = str(tmp_path / "s.sqlite")
     base = ["--batch", "run", "--agent", "oracle", "--limit", "2", "--quiet", "--db", db]

@@ -364,3 +364,229 @@ def test_a_task_option_out_of_range_is_named_and_nothing_runs(tmp_path, option, 
             display="none",
         )
     assert not list(tmp_path.iterdir())  # no log
+
+
+def text_and_cut_script(req: dict, n: int) -> Reply:
+    """A model that writes its calls as text (a `<tool_call>` block, a bare JSON call), is cut off by the completion
+    limit in the middle of a call, then submits natively: what a small local model does."""
+    from tests.openai_server import completion
+
+    seed = seed_of(req)
+    turns = [
+        lambda: text_reply(
+            f'I will look. <tool_call>{{"name": "get_paper_info", "arguments": {{"paper_id": "{seed}"}}}}</tool_call>'
+        ),
+        lambda: Reply(
+            body=completion(
+                {"role": "assistant", "content": 'Now the sections. {"name": "list_sections", "arguments": {"pa'},
+                finish_reason="length",
+            )
+        ),
+        lambda: text_reply(f'{{"name": "list_sections", "arguments": {{"paper_id": "{seed}"}}}}'),
+        lambda: tool_reply(("submit_answer", {"answer": "C", "reasoning": "read"})),
+    ]
+    return turns[min(turn_of(req), len(turns) - 1)]()
+
+
+def native_cut_script(req: dict, n: int) -> Reply:
+    """A native call whose arguments the completion limit cut off mid-way, then a submit."""
+    from tests.openai_server import completion
+
+    if turn_of(req) == 0:
+        call = {
+            "id": "call_0",
+            "type": "function",
+            "function": {"name": "get_paper_info", "arguments": '{"paper_id": "a'},
+        }
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        return Reply(body=completion(message, finish_reason="length"))
+    return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}))
+
+
+def overflow_script(req: dict, n: int) -> Reply:
+    """One call, then the server refuses the request: the context window is full (OpenAI's code)."""
+    from tests.openai_server import error_reply
+
+    if turn_of(req) == 0:
+        return tool_reply(("get_paper_info", {"paper_id": seed_of(req)}))
+    return error_reply(
+        400,
+        message="This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.",
+        kind="invalid_request_error",
+        code="context_length_exceeded",
+    )
+
+
+ENDING = ("termination", "error_kind", "tool_calls", "turns_with_calls", "cut_off_turns", "lost_calls", "turns")
+
+
+@pytest.mark.parametrize(
+    "brain",
+    [text_and_cut_script, native_cut_script, overflow_script],
+    ids=["text-calls-and-cut-off", "native-call-cut-off", "overflow"],
+)
+def test_under_inspect_text_calls_cut_offs_and_an_overflow_end_as_in_our_loop(tmp_path, monkeypatch, brain):
+    """Calls written as text are run (not nudged as prose), a reply cut off mid-call is counted and never sent back,
+    and a full context window ends the episode as `error` / `context_overflow`: under Inspect as in our loop, request
+    by request and in the trajectory each records."""
+    with FakeOpenAI(brain) as ours:
+        corpus, _ = open_dataset("builtin", paths.cache_dir())
+        trajectory = our_loop(ours.url, corpus.items[0].id, ablation="full")
+    with FakeOpenAI(brain) as theirs:
+        log = inspect_run(theirs.url, tmp_path, monkeypatch, limit=1, budget=BUDGET, ablation="full")
+    assert len(theirs.requests) == len(ours.requests) > 1
+    for mine, inspect_request in zip(ours.requests, theirs.requests, strict=True):
+        assert wire(inspect_request) == wire(mine)
+    ended = log.samples[0].metadata["agenthop"]
+    assert {k: ended[k] for k in ENDING} == {k: getattr(trajectory, k) for k in ENDING}
+    if brain is text_and_cut_script:
+        assert (trajectory.tool_calls, trajectory.cut_off_turns, trajectory.lost_calls) == (3, 1, 1)
+        assert trajectory.termination == "answer"
+    elif brain is native_cut_script:
+        assert (trajectory.tool_calls, trajectory.cut_off_turns, trajectory.lost_calls) == (1, 1, 1)
+    else:
+        assert (trajectory.termination, trajectory.error_kind) == ("error", "context_overflow")
+
+
+def normalised(request: dict) -> dict:
+    """A request body without what Inspect's OpenAI-compatible provider (`openai-api/…`, the route to a local server)
+    adds and cannot be told to leave out, each checked here: `tool_choice: "auto"` (sent whenever tools are) and a
+    `strict` flag on every tool (`-M strict_tools=false` sends `false`); and an empty assistant content spelled ""."""
+    body = json.loads(json.dumps(request))
+    if "tool_choice" in body:
+        assert body.pop("tool_choice") == "auto"
+    for tool in body.get("tools") or []:
+        if "strict" in tool["function"]:
+            assert tool["function"].pop("strict") is True
+    for m in body["messages"]:
+        if m["role"] == "assistant" and not m.get("content"):
+            m.pop("content", None)
+        for c in m.get("tool_calls") or []:
+            c.setdefault("type", "function")
+    return body
+
+
+def test_inspect_sends_our_schemas_and_limit_and_differs_only_in_tool_choice_and_strict(tmp_path, monkeypatch):
+    """Through Inspect's OpenAI-compatible route (`openai-api/local/…`, as to a llama.cpp server): the protocol's
+    schemas as ours are sent (no `additionalProperties: false`), our completion limit (`max_tokens`), the same
+    messages — every request body equal to ours but for the two fields `normalised` takes out: `tool_choice: "auto"`
+    (OpenAI's default when tools are given) and `strict: true` on each tool, which Inspect's provider always sends
+    (docs/inspect.md says so)."""
+    monkeypatch.setenv("LOCAL_API_KEY", "test-key")
+    with FakeOpenAI(script) as ours:
+        corpus, _ = open_dataset("builtin", paths.cache_dir())
+        our_loop(ours.url, corpus.items[0].id)
+    with FakeOpenAI(script) as theirs:
+        logs = inspect_eval(
+            "agenthop_workbench/agenthop",
+            model="openai-api/local/test-model",
+            model_base_url=theirs.url,
+            task_args={"limit": 1, "budget": BUDGET, "ablation": ABLATION},
+            log_dir=str(tmp_path),
+            display="none",
+            max_retries=0,
+        )
+        assert logs[0].status == "success", logs[0].error
+    assert len(theirs.requests) == len(ours.requests) == 7
+    for mine, inspect_request in zip(ours.requests, theirs.requests, strict=True):
+        assert "tool_choice" not in mine and inspect_request["tool_choice"] == "auto"
+        assert all(t["function"]["strict"] is True for t in inspect_request["tools"])
+        assert not any("additionalProperties" in t["function"]["parameters"] for t in inspect_request["tools"])
+        assert not any("strict" in t["function"] for t in mine["tools"])
+        assert normalised(inspect_request) == normalised(mine)
+
+
+def two_item_brain(first_seed: str):
+    """The first item's episode writes calls as text and is cut off mid-call; any other's meets a full context
+    window after one call."""
+
+    def brain(req: dict, n: int) -> Reply:
+        return (text_and_cut_script if seed_of(req) == first_seed else overflow_script)(req, n)
+
+    return brain
+
+
+def assistant_facts(run: str) -> list[list[tuple]]:
+    """Per trajectory (in item order), each model reply's step: its finish reason and usage (raw usage included)."""
+    store = Store(str(paths.store_path()))
+    out = []
+    for t in sorted(store.trajectories(store.run(run)["id"]), key=lambda t: t["item_id"]):
+        steps = store.steps(t["id"])
+        out.append(
+            [(s["finish_reason"], json.dumps(s["usage"], sort_keys=True)) for s in steps if s["kind"] == "assistant"]
+        )
+    return out
+
+
+@pytest.fixture
+def cut_and_overflow_run(capsys, monkeypatch) -> str:
+    """An LLM run of two items on the local server: one with text calls and a reply cut off mid-call, one ended by
+    a full context window."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    corpus, _ = open_dataset("builtin", paths.cache_dir())
+    with FakeOpenAI(two_item_brain(corpus.items[0].seed_paper_id)) as srv:
+        ran = batch(
+            capsys, "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url, "--limit", "2",
+            "--run", "m", "--quiet",
+        )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    return "m"
+
+
+def test_export_then_import_keeps_cut_offs_overflows_finish_reasons_and_raw_usage(
+    capsys, tmp_path, cut_and_overflow_run
+):
+    """The round trip of a model's run with a cut-off and a context overflow: the same `report --format json` (cut
+    offs, error kinds, terminations included), each reply's finish reason and raw usage, and no field mismatch."""
+    original = report(capsys, cut_and_overflow_run)
+    assert original["cut_off"] == {"turns": 1, "calls_lost": 1, "trajectories": 1}
+    assert original["error_kinds"] == {"context_overflow": 1} and original["terminations"]["error"] == 1
+    out = tmp_path / "m.eval"
+    assert batch(capsys, "export", cut_and_overflow_run, "--format", "inspect", "--out", str(out)).returncode == 0
+    result = batch(capsys, "import-inspect", str(out), "--run", "back", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["checked"] == 2 and summary["field_mismatches"] == {} and summary["tool_result_mismatches"] == 0
+    assert report(capsys, "back") == original
+    assert assistant_facts("back") == assistant_facts(cut_and_overflow_run)
+
+
+def test_a_log_of_the_task_with_cut_offs_and_an_overflow_imports_as_our_run_ran(
+    capsys, tmp_path, monkeypatch, cut_and_overflow_run
+):
+    """The same two items under Inspect, its log imported: the endings, error kinds, cut-offs, lost calls and calls of
+    each trajectory are our own run's, and the import says so (no field mismatch, the cut-off counts checked)."""
+    corpus, _ = open_dataset("builtin", paths.cache_dir())
+    with FakeOpenAI(two_item_brain(corpus.items[0].seed_paper_id)) as srv:
+        log = inspect_run(srv.url, tmp_path / "logs", monkeypatch, limit=2, budget=30, ablation="full")
+    result = batch(capsys, "import-inspect", log.location, "--run", "from-inspect", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["checked"] == 2 and summary["field_mismatches"] == {}
+    store = Store(str(paths.store_path()))
+    keys = ("item_id", "termination", "error_kind", "cut_off_turns", "lost_calls", "tool_calls", "turns", "tokens")
+
+    def endings(run: str) -> list[tuple]:
+        rows = store.trajectories(store.run(run)["id"])
+        return sorted(tuple(t[k] for k in keys) for t in rows)
+
+    assert endings("from-inspect") == endings(cut_and_overflow_run)
+    ours, theirs = report(capsys, cut_and_overflow_run), report(capsys, "from-inspect")
+    for key in ("cut_off", "error_kinds", "terminations", "accuracy"):
+        assert theirs[key] == ours[key], key
+
+
+def test_an_import_names_the_cut_off_counts_it_did_not_reproduce(capsys, tmp_path, cut_and_overflow_run):
+    """A log whose record says more cut-off turns than its replies show is reported (field `cut_off_turns`), never
+    imported as if it matched."""
+    from inspect_ai.log import write_eval_log
+
+    out = tmp_path / "m.eval"
+    assert batch(capsys, "export", cut_and_overflow_run, "--format", "inspect", "--out", str(out)).returncode == 0
+    log = read_eval_log(str(out))
+    for sample in log.samples:
+        sample.metadata["agenthop"]["cut_off_turns"] = 3
+    write_eval_log(log, str(out))
+    result = batch(capsys, "import-inspect", str(out), "--run", "edited", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["field_mismatches"].get("cut_off_turns") == 2

@@ -359,6 +359,15 @@ async def test_unreadable_and_empty_replies(mini_corpus):
     assert traj.termination == "error" and traj.error_kind == "empty_response"
 
 
+async def test_an_empty_reply_keeps_the_finish_reason_the_server_gave(mini_corpus):
+    """The server said `stop` for an empty reply: the step that stands for it (the harness's note) stores `stop`,
+    as every other reply's step stores what the server said."""
+    traj, ep, _ = await episode(mini_corpus, script(text_reply("")))
+    (note,) = [s for s in ep.steps if s.kind == "harness"]
+    assert traj.error_kind == "empty_response" and note.text.startswith("[HARNESS] Empty response")
+    assert note.finish_reason == "stop"
+
+
 async def test_token_cap_discards_the_crossing_submit(mini_corpus):
     traj, _ep, _ = await episode(
         mini_corpus,
@@ -810,3 +819,16 @@ def test_progress_says_when_it_retries(demo_corpus, tmp_path):
         f"retrying {item} r0: attempt 3 of 3 in 0.0s",
     ]
     assert all(" after infra: " in line for line in retries)
+
+
+async def test_a_submit_without_an_answer_ends_as_the_reference_harness_ends_it(mini_corpus):
+    """The reference harness (§3.10) processes a `submit_answer` whose handler errored: its result is the generic
+    error (a tool error), and the run still ends `answer` with `predicted_answer = ""`, index −1, counted wrong and
+    attributed `no_answer` (Table 15 counts it NA under `answer`: a voluntary submit with no letter)."""
+    traj, ep, srv = await episode(mini_corpus, script(tool_reply(("submit_answer", {"reasoning": "no letter"}))))
+    (result,) = [s for s in ep.steps if s.kind == "tool"]
+    assert result.text == "Error calling submit_answer: Missing or invalid parameter — 'answer'"
+    assert result.status == "error" and result.cost == 0
+    assert (traj.termination, traj.answer, traj.predicted_index, traj.correct) == ("answer", "", -1, False)
+    assert traj.tool_errors == 1 and traj.chosen_type == "no_answer" and traj.reasoning == "no letter"
+    assert len(srv.requests) == 1  # ended at once: the error is not sent back for another try

@@ -84,7 +84,7 @@ def test_table3_overlapping_categories_by_brute_force(panel, stored):
         for t in stored[entry["run"]]:
             acts = t["actions"]
             for i, (tool, _, _, role, delivered) in enumerate(acts):
-                if tool == "read_section" and delivered and role == "other":
+                if tool == "read_section" and delivered and role != "gold":  # any non-gold paper
                     events += 1
                     j = i + 1
                     seen = set()
@@ -116,11 +116,18 @@ def test_table4_chain_with_paired_p(panel, stored):
 
 
 def _after_evidence(t):
-    golds = [i for i, a in enumerate(t["actions"]) if a[0] == "read_section" and a[4] and a[3] == "gold"]
-    if len({t["actions"][i][2] for i in golds}) < (t["n_gold"] or 1):
+    """Table 9's category, timed from the read that reaches the golds: the first read of the n_gold-th distinct gold
+    paper (ST: the gold read; MT: the second gold's); a later re-read of a gold section is reading on."""
+    first_reads = {}
+    for i, a in enumerate(t["actions"]):
+        if a[0] == "read_section" and a[4] and a[3] == "gold":
+            first_reads.setdefault(a[2], i)
+    needed = int(t["n_gold"] or 1)
+    if len(first_reads) < needed:
         return None
+    start = sorted(first_reads.values())[needed - 1]
     between = set()
-    for a in t["actions"][golds[-1] + 1 :]:
+    for a in t["actions"][start + 1 :]:
         if a[0] == "read_section":
             return "Read"
         if a[0] == "submit_answer":
@@ -182,13 +189,35 @@ def test_table10_wilson_per_cell_and_the_fixed_delta(panel, stored):
     assert hc["delta"]["delta"] < 0
 
 
-def test_table15_no_answer_by_cap(panel, stored):
+@pytest.fixture(scope="module")
+def capped(tmp_path_factory):
+    """Two runs of which one is cut short by a turn cap (the random agent, 3 turns): trajectories without a letter."""
+    from workbench.cli import main
+    from workbench.service.reports import panel_report
+
+    db = tmp_path_factory.mktemp("capped") / "s.sqlite"
+    for name, agent, extra in (("rt", "random", ["--max-turns", "3"]), ("hb", "heuristic", ["--budget", "2"])):
+        args = ["--batch", "run", "--agent", agent, "--limit", str(LIMIT), "--run", name, "--db", str(db), "--quiet"]
+        assert main(args + extra) == 0
+    store = Store(db, readonly=True)
+    stored = {n: store.trajectories(store.run(n)["id"]) for n in ("rt", "hb")}
+    return json.loads(json.dumps(panel_report(store, ["rt", "hb"]), default=str)), stored
+
+
+def test_table15_no_answer_by_cap(capped):
+    """NA = trajectories with no parsed letter: the episode stores −1 for it (a cap ended the run, or the submit was
+    no letter); counted by what ended them, by hand from the stored rows."""
+    panel, stored = capped
+    total = 0
     for entry in panel["tables"]["table15"]:
         trajs = stored[entry["run"]]
-        na = [t for t in trajs if t["predicted_index"] is None]
+        na = [t for t in trajs if t["predicted_index"] is None or t["predicted_index"] < 0]
         assert (entry["na"], entry["n"]) == (len(na), len(trajs))
+        assert entry["na_share"] == pytest.approx(len(na) / len(trajs))
         for cap in ("max_turns", "budget", "token_limit", "error", "answer"):
             assert entry["by_cap"][cap] == sum(t["termination"] == cap for t in na)
+        total += len(na)
+    assert total > 0  # some run ended without a letter: the test can fail
 
 
 def test_early_submission_across_the_panel(panel, stored):
@@ -198,7 +227,7 @@ def test_early_submission_across_the_panel(panel, stored):
         early, other = [], []
         for t in stored[name]:
             acts = t["actions"]
-            wrong = [i for i, a in enumerate(acts) if a[0] == "read_section" and a[4] and a[3] == "other"]
+            wrong = [i for i, a in enumerate(acts) if a[0] == "read_section" and a[4] and a[3] != "gold"]
             if not wrong:
                 continue
             hasty = any(a[0] == "submit_answer" for i in wrong for a in acts[i + 1 : i + 4])
@@ -308,10 +337,30 @@ def test_a_generation_is_the_number_right_after_the_lineage_name(model, gen):
     assert generation(model) == gen
 
 
+@pytest.mark.parametrize(
+    "model,arch",
+    [
+        ("gemma-3-27b-it", "dense"),
+        ("gemma-4-31b", "dense"),
+        ("gemma-4-26b-a4b", "moe"),
+        ("qwen3-32b", "dense"),
+        ("qwen3-30b-a3b", "moe"),
+        ("Qwen/Qwen3.6-35B-A3B", "moe"),
+        ("together_ai/Qwen/Qwen3.5-35B-A3B-FP8", "moe"),
+        ("claude-opus-4-6", "dense"),
+        (None, "dense"),
+    ],
+)
+def test_an_active_parameter_suffix_marks_a_mixture_of_experts(model, arch):
+    from workbench.service.reports.panel_tables.generations import architecture
+
+    assert architecture(model) == arch
+
+
 @pytest.fixture(scope="module")
 def cohort_panel(tables_db, tmp_path_factory):
-    """The same runs with model strings of one Qwen cohort (h: 3, h2: 3.5, r: 3.6, all tagged Alpha; hn and hc
-    are h's ablations) and a Claude model that names no generation (o)."""
+    """The same runs with model strings of one Qwen family (all tagged Alpha): a dense lineage (h: qwen3-32b, h2:
+    qwen3.5-27b; hn and hc are h's ablations) and a MoE one (r: qwen3.5-35b-a3b, o: Qwen3.6-35B-A3B)."""
     import shutil
 
     from workbench.cli import main
@@ -320,22 +369,32 @@ def cohort_panel(tables_db, tmp_path_factory):
     db = tmp_path_factory.mktemp("cohort") / "s.sqlite"
     shutil.copy(tables_db, db)
     store = Store(db)
-    models = {"h": "qwen3-32b", "hn": "qwen3-32b", "hc": "qwen3-32b", "h2": "qwen3.5-27b", "r": "qwen3.6-35b-a3b"}
-    for name, model in (*models.items(), ("o", "claude-opus-4-6")):
+    models = {
+        "h": "qwen3-32b",
+        "hn": "qwen3-32b",
+        "hc": "qwen3-32b",
+        "h2": "qwen3.5-27b",
+        "r": "qwen3.5-35b-a3b",
+        "o": "Qwen/Qwen3.6-35B-A3B",
+    }
+    for name, model in models.items():
         store.conn.execute("UPDATE runs SET model = ? WHERE name = ?", (model, name))
     store.conn.commit()
     store.close()
-    assert main(["--batch", "runs", "tag", "r", "--family", "Alpha", "--db", str(db)]) == 0
+    for name in ("r", "o"):
+        assert main(["--batch", "runs", "tag", name, "--family", "Alpha", "--db", str(db)]) == 0
     return db, json.loads(json.dumps(panel_report(Store(db, readonly=True), NAMES), default=str))
 
 
 def test_figure2_pairs_adjacent_generations_of_a_cohort_on_one_basis(cohort_panel, stored):
-    """Qwen 3 → 3.5 → 3.6 (h → h2 → r): Δ and the McNemar p both over replicate 0 on the items both answered."""
+    """Within one architectural cohort only (the paper's Figure 2): dense Qwen 3 → 3.5 (h → h2) and the MoE lineage
+    3.5 → 3.6 (r → o); dense 3.5 → MoE 3.6 (h2 → o) and dense 3 → MoE 3.5 (h → r) are no generation steps. Δ and
+    the McNemar p both over replicate 0 on the items both answered."""
     _, panel = cohort_panel
     gaps = panel["tables"]["figure2"]
-    assert [(g["older"], g["newer"], g["generations"]) for g in gaps] == [
+    assert sorted((g["older"], g["newer"], g["generations"]) for g in gaps) == [
         ("h", "h2", ["3", "3.5"]),
-        ("h2", "r", ["3.5", "3.6"]),
+        ("r", "o", ["3.5", "3.6"]),
     ]
     for g in gaps:
         old, new = first_rep(stored[g["older"]]), first_rep(stored[g["newer"]])
@@ -429,16 +488,17 @@ def test_table11_evidence_contact_from_the_labels_and_reads(tables_db):
 def test_table19_seed_year_and_citation_quartile_where_the_release_carries_them(tmp_path, capsys):
     import copy
 
-    from tests.conftest import S, mini_rows, write_release
+    from tests.conftest import G, S, mini_rows, write_release
 
     qa, graphs, papers, labels = mini_rows()
-    counts = [5, 40, 12, 300, 7, 90, 1, 55]  # rank-based quartiles of 8 seeds: two items each
+    counts = [5, 40, 12, 300, 7, 90, 1, 55]  # rank-based quartiles of 8 gold papers' counts: two items each
     qa8, graphs8, labels8 = [], [], []
     for k, c in enumerate(counts):
         item_id = f"st_{k + 1:04d}"
         q, g, lab = copy.deepcopy(qa[0]), copy.deepcopy(graphs[0]), copy.deepcopy(labels[0])
         q["id"] = g["sample_id"] = lab["sample_id"] = item_id
-        g["nodes"][S]["citationCount"] = c
+        g["nodes"][G]["citationCount"] = c  # the item's (only) gold paper: its count is the item's maximum
+        g["nodes"][S]["citationCount"] = 1000 - c  # the seed's, in the opposite order: never read for the quartile
         g["nodes"][S]["year"] = 2020 + k % 2
         qa8.append(q), graphs8.append(g), labels8.append(lab)
     release = write_release(tmp_path / "rel", qa8, graphs8, papers, labels8)
@@ -486,7 +546,8 @@ def test_table19_seed_year_and_citation_quartile_where_the_release_carries_them(
 
 def test_table19_on_the_builtin_data_by_seed_year_and_citation_quartile(tables_db):
     """The built-in benchmark's graph nodes carry year and citationCount (generator v4): Table 19 strata by
-    both, rebuilt here from the release's seed nodes with scipy's ranks."""
+    both, rebuilt here from the release's nodes with scipy's ranks — the seed's year, and the maximum citation
+    count over the item's gold papers (App. E: "each sample takes the maximum over its gold papers")."""
     from scipy.stats import rankdata
 
     from sandbox.datasets import open_dataset
@@ -499,9 +560,14 @@ def test_table19_on_the_builtin_data_by_seed_year_and_citation_quartile(tables_d
     corpus, _ = open_dataset("builtin", paths.cache_dir())
     ids = sorted({i for i, _ in outcomes})
     nodes = {i: corpus.view(corpus.item(i)).nodes[corpus.item(i).seed_paper_id].data for i in ids}
+    gold_max = {
+        i: max(corpus.view(corpus.item(i)).nodes[g].data["citationCount"] for g in corpus.item(i).gold_paper_ids)
+        for i in ids
+    }
+    seed_counts = {i: nodes[i]["citationCount"] for i in ids}
     corpus.close()
-    assert all(isinstance(nodes[i]["citationCount"], int) for i in ids)
-    ranks = rankdata([nodes[i]["citationCount"] for i in ids])  # average ranks, ties shared
+    assert gold_max != seed_counts  # the seed's count would give other strata: the test can tell them apart
+    ranks = rankdata([gold_max[i] for i in ids])  # average ranks, ties shared
     quartile = {i: f"Q{min(4, int((r - 1) * 4 / len(ids)) + 1)}" for i, r in zip(ids, ranks, strict=True)}
     year = {i: str(nodes[i]["year"]) if isinstance(nodes[i].get("year"), int) else "unknown" for i in ids}
     assert len(set(quartile.values())) == 4 and len(set(year.values())) > 1
@@ -615,7 +681,9 @@ def test_table12_walk_of_adjacent_mcnemar_tests_among_the_top_mt_conversions(pan
         assert step["p"] == pytest.approx(binomtest(up, up + down, 0.5).pvalue if up + down else 1.0)
 
 
-def test_table13_sig_counts_from_pairwise_tests_with_holm(panel, stored):
+def test_pairwise_accuracy_sig_counts_from_pairwise_tests_with_holm(panel, stored):
+    """Our pairwise accuracy tests' Sig. counts (not the paper's Table 13, which is the bigram table)."""
+
     def acc(name):
         out = {}
         for t in stored[name]:
@@ -642,7 +710,7 @@ def test_table13_sig_counts_from_pairwise_tests_with_holm(panel, stored):
             w, l_ = (a, b) if up > down else (b, a)
             wins[w] += 1
             losses[l_] += 1
-    got = {e["run"]: e for e in panel["tables"]["table13"]["sig"]}
+    got = {e["run"]: e for e in panel["tables"]["pairwise_accuracy"]["sig"]}
     assert {n: (got[n]["wins"], got[n]["losses"]) for n in EVALUATED} == {n: (wins[n], losses[n]) for n in EVALUATED}
     assert got["o"]["wins"] >= 1  # the oracle beats someone: the test can fail
 
@@ -732,3 +800,92 @@ def test_external_rows_for_runs_outside_the_panel_are_named(tables_db, tmp_path,
     )
     assert got["external"]["not_in_panel"] == ["nor-this", "not-here"]
     assert "need at least 3 runs with external scores, got 2" in got["external"]["error"]
+
+
+def test_calls_per_turn_gets_no_best_or_tier_mark_whatever_its_values(panel, tables_db):
+    """The paper gives calls per turn no direction: no `*`, no `†` and no leaderboard mark, even where the
+    evaluated runs' values differ (here made to differ by hand; every other column keeps its marks)."""
+    from stats.axes import Table
+    from workbench.service.reports.panel import marked_best, per_item_terms, significant_best, tier_leaders
+
+    store = Store(tables_db, readonly=True)
+    per_item = {n: per_item_terms(Table.of(store.trajectories(store.run(n)["id"]))) for n in EVALUATED}
+    rows = [dict(r) for r in panel["rows"] if r["run"] in EVALUATED]
+    for k, row in enumerate(rows):
+        row["calls/turn"] = 1.0 + k / 4  # distinct values: a directed column would mark the highest
+        row["tier"] = "closed-frontier"
+    best, tests = marked_best(rows, per_item)
+    assert "calls/turn" not in best and "calls/turn" not in tests and "accuracy" in best
+    leaders, leader_tests, _ = tier_leaders(rows, per_item)
+    assert "calls/turn" not in leaders["closed-frontier"] and "calls/turn" not in leader_tests["closed-frontier"]
+    board, board_tests = significant_best(rows, per_item)
+    assert "calls/turn" not in board and "calls/turn" not in board_tests
+
+
+TOOL_NAMES = ("get_paper_info", "get_references", "search_papers", "list_sections", "read_section", "think")
+
+
+def test_table13_bigram_delta_over_the_evaluated_models_only(panel, stored):
+    """The paper's Table 13 (bigram Δ, Sig. count, models), rebuilt by hand from the evaluated runs' stored tool
+    sequences (scipy's Fisher test, Bonferroni over 49): the ablation runs (hn, hc) are never in it, as α."""
+    tools = (*TOOL_NAMES, "submit_answer")
+    per_run = {}
+    for name in EVALUATED:
+        trajs = stored[name]
+        rows = {}
+        for a, b in itertools.product(tools, tools):
+            with_it = [any(x == (a, b) for x in itertools.pairwise(t["tool_sequence"])) for t in trajs]
+            right = [bool(t["correct"]) for t in trajs]
+            wk = sum(w and r for w, r in zip(with_it, right, strict=True))
+            wa = sum(with_it)
+            ok, oa = sum(right) - wk, len(trajs) - wa
+            tested = wa > 0 and oa > 0
+            p = fisher_exact([[wk, wa - wk], [ok, oa - ok]])[1] if tested else 1.0
+            rows[(a, b)] = (wa > 0, wk / wa - ok / oa if tested else None, min(1.0, 49 * p) < 0.05)
+        per_run[name] = rows
+    want = {}
+    for gram in itertools.product(tools, tools):
+        present = sum(per_run[n][gram][0] for n in EVALUATED)
+        if present and present >= len(EVALUATED) / 2:
+            deltas = [per_run[n][gram][1] for n in EVALUATED if per_run[n][gram][1] is not None]
+            want[gram] = (
+                float(np.mean(deltas)) if deltas else None,
+                sum(per_run[n][gram][2] for n in EVALUATED),
+                present,
+            )
+    got = {
+        tuple(b["bigram"]): (b["mean_delta"], b["n_significant"], b["n_present"]) for b in panel["tables"]["table13"]
+    }
+    assert set(got) == set(want) and want
+    for gram, (delta, n_sig, present) in want.items():
+        assert got[gram][1:] == (n_sig, present), gram
+        assert got[gram][0] == (None if delta is None else pytest.approx(delta)), gram
+    assert panel["bigram_panel"] == panel["tables"]["table13"]
+    with_ablations = {n: stored[n] for n in NAMES}
+    assert any(
+        sum(
+            any(x == tuple(g) for t in with_ablations[n] for x in itertools.pairwise(t["tool_sequence"])) for n in NAMES
+        )
+        != g_present
+        for g, g_present in ((b["bigram"], b["n_present"]) for b in panel["tables"]["table13"])
+    )  # the ablation runs would change some count: the test can tell the pools apart
+
+
+def test_a_submit_without_an_answer_is_na_under_answer_in_table15(tmp_path):
+    """A model that calls submit_answer without an answer (the local server): the episode ends `answer` with no
+    letter, as the reference harness ends it, and Table 15 counts it NA under `answer` — by hand from the store."""
+    from tests.openai_server import FakeOpenAI, tool_reply
+    from workbench.cli import main
+    from workbench.service.reports import panel_report
+
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(lambda req, n: tool_reply(("submit_answer", {"reasoning": "no letter"}))) as srv:
+        args = ["--batch", "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url]
+        assert main([*args, "--limit", "3", "--run", "nl", "--db", str(db), "--quiet"]) == 0
+    store = Store(db, readonly=True)
+    trajs = store.trajectories(store.run("nl")["id"])
+    assert {(t["termination"], t["answer"], t["predicted_index"], t["tool_errors"]) for t in trajs} == {
+        ("answer", "", -1, 1)
+    }
+    (entry,) = panel_report(store, ["nl"])["tables"]["table15"]
+    assert (entry["na"], entry["n"], entry["by_cap"]["answer"]) == (len(trajs), len(trajs), len(trajs))

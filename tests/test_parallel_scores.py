@@ -70,30 +70,66 @@ def tasks_of(study: str, drop: tuple[str, ...] = ()) -> dict:
 # ---------------------------------------------------------------- the command's JSON
 
 
-def tau2_47() -> dict:
-    """The Tool-use table's tau2 part over 47 tasks: each model's tau2 study less the release's three stand-ins."""
-    models = {s.split("|")[0] for s in RAW["data"]}
-    return {f"{m}|tau2bench-47": {"tasks": tasks_of(f"{m}|tau2bench", TAU2_DROPPED)} for m in models}
+TAU2 = sorted(s for s in RAW["data"] if s.endswith("|tau2bench"))
 
 
 @pytest.fixture(scope="module")
-def printed(tmp_path_factory) -> dict[str, dict]:
-    """`scale parallel --scores … --format json` on the released file, and on the 47-task tau2 studies cut from it."""
+def printed() -> dict[str, dict]:
+    """`scale parallel --scores … --format json` on the released file, and again with `--tasks tau2-47` on its tau2
+    studies (the Tool-use table's 47 tasks: the command reads the subset itself), those keyed `M|tau2bench-47`."""
     import subprocess
     import sys
 
-    extra = tmp_path_factory.mktemp("tau2") / "tau2-47.json"
-    extra.write_text(json.dumps({"data": tau2_47()}))
     out = {}
-    for path in (DATA, extra):
-        command = ["scale", "parallel", "--scores", str(path), "--format", "json"]
+    for subset in ([], ["--tasks", "tau2-47", "--study", *TAU2]):
+        command = ["scale", "parallel", "--scores", str(DATA), *subset, "--format", "json"]
         done = subprocess.run(
             [sys.executable, "-m", "workbench.cli", "--batch", *command], capture_output=True, text=True, check=True
         )
         printed = json.loads(done.stdout)
-        assert printed["source"] == str(path)
-        out.update({s["run"]: s for s in printed["studies"]})
+        assert printed["source"] == str(DATA)
+        for study in printed["studies"]:
+            assert study["tasks"] == ("tau2-47" if subset else None)
+            out[study["run"] + ("-47" if subset else "")] = study
     return out
+
+
+def test_the_tau2_47_subset_is_read_by_the_command_itself(printed):
+    """`--tasks tau2-47`: each tau2 study over its 50 tasks less airline 0, 14 and 24, counted by hand."""
+    for study in TAU2:
+        assert printed[f"{study}-47"]["items"] == len(tasks_of(study, TAU2_DROPPED)) == 47
+        assert printed[study]["items"] == len(tasks_of(study)) == 50
+
+
+def test_tasks_from_a_file_and_bad_subsets(tmp_path, capsys):
+    """`--tasks FILE`: the named tasks only (pass@k by hand over them); a name that is neither a subset nor a file, a
+    file naming no task, or no task of a study in the file: exit 2 naming it; `--tasks` without --scores: exit 2."""
+    study = "Qwen3-Next|search"
+    chosen = sorted(tasks_of(study))[:5]
+    listed = tmp_path / "tasks.txt"
+    listed.write_text("# five tasks\n" + "\n".join(chosen) + "\n\n")
+    done = batch(
+        capsys, "scale", "parallel", "--scores", str(DATA), "--study", study, "--tasks", str(listed), "--format", "json"
+    )
+    assert done.returncode == 0, done.stderr
+    (report,) = json.loads(done.stdout)["studies"]
+    assert report["items"] == 5 and report["tasks"] == str(listed)
+    mine = {n: t for n, t in tasks_of(study).items() if n in chosen}
+    for k in (1, 2, 4):
+        assert study_value(report, k) == pytest.approx(hand_pass(mine, k), abs=1e-12)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n")
+    other = tmp_path / "other.txt"
+    other.write_text("no_such_task\n")
+    for subset_arg, words in (
+        ("tau2-48", "neither a subset"),
+        (str(empty), "names no task"),
+        (str(other), "has no task in --tasks"),
+    ):
+        done = batch(capsys, "scale", "parallel", "--scores", str(DATA), "--study", study, "--tasks", subset_arg)
+        assert done.returncode == 2 and words in done.stderr, done.stderr
+    done = batch(capsys, "scale", "parallel", "--agent", "random", "--limit", "2", "--tasks", "tau2-47")
+    assert done.returncode == 2 and "--tasks is for --scores" in done.stderr
 
 
 def study_value(report: dict, k: int, reading: str | None = None) -> float:
@@ -578,6 +614,8 @@ def test_unmeasured_tokens_are_never_0_in_json_or_csv(tmp_path, capsys, source):
     report = json.loads(done.stdout)
     study = report["studies"][0] if "studies" in report else report
     assert study["sampling_tokens"] is None
+    # the sampled run's judge is the evidence judge (offline): its tokens and cost are not measured, never 0
+    assert study["judge_tokens"] is None and study["judge_cost_usd"] is None
     cells = [row[key] for row in study["per_k"] for key in TOKEN_KEYS if key in row]
     assert cells and all(cell is None for cell in cells), cells
     done = batch(capsys, "scale", "parallel", *args, "--format", "csv")

@@ -1005,6 +1005,43 @@ def test_study_cost_mode_reprices_the_judges_verdicts_from_their_token_buckets(t
     store.close()
 
 
+@pytest.mark.parametrize("mode", ["cache-aware", "study"])
+def test_every_priced_call_of_a_run_is_priced_by_its_recorded_pricing(tmp_path, mode):
+    """One price for every priced call: a config `[[pricing]]` row overriding gpt-4.1-mini ($2 / $8 per M instead of
+    the table's $0.40 / $1.60) prices the samples and the self-judge's verdicts alike, under either cost mode —
+    rebuilt here by hand from the stored token buckets."""
+    Path(os.environ["AGENTHOP_CONFIG"]).write_text(
+        '[[pricing]]\nprefix = "gpt-4.1-mini"\ninput_per_m = 2.0\noutput_per_m = 8.0\n'
+    )
+    cache = Path(os.environ["AGENTHOP_CACHE"])
+    ids = gold_ids(cache, "B", 2)
+    usage = {"prompt_tokens": 1000, "cached": 800, "completion_tokens": 20}
+    proc, db = llm_parallel_run(tmp_path, ids, judge_usage=usage, extra=("--cost-mode", mode))
+    assert proc.returncode == 0, proc.stderr
+    rep = json.loads(proc.stdout)
+    store = Store(db, readonly=True)
+    run = store.run("L")
+    assert run["config"]["pricing"][0]["input_per_m"] == 2.0  # recorded with the run
+
+    def usd(prompt, completion, cache_read, cache_creation):
+        if mode == "study":  # App. C.1: every input token at the input price
+            return ((prompt + cache_read + cache_creation) * 2.0 + completion * 8.0) / 1e6
+        return (prompt * 2.0 + cache_read * 2.0 + cache_creation * 2.0 + completion * 8.0) / 1e6  # multipliers 1
+
+    verdicts = [dict(r) for r in store.conn.execute("SELECT * FROM judgments")]
+    judged = sum(
+        usd(r["prompt_tokens"], r["completion_tokens"], r["cache_read_tokens"], r["cache_creation_tokens"])
+        for r in verdicts
+    )
+    sampled = sum(
+        usd(t["prompt_tokens"], t["completion_tokens"], t["cache_read_tokens"], t["cache_creation_tokens"])
+        for t in store.trajectories(run["id"], final_only=False)
+    )
+    assert verdicts and rep["judge_cost_usd"] == pytest.approx(judged, abs=1e-6)
+    assert rep["sampling_cost_usd"] == pytest.approx(sampled, abs=1e-6)
+    store.close()
+
+
 def test_study_cost_mode_keeps_verdicts_stored_without_buckets_at_their_cost_and_counts_them(tmp_path):
     from sandbox.datasets import open_dataset
     from sandbox.judges import StoredJudge

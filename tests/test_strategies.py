@@ -4,6 +4,7 @@ offline with the scripted agents, and the LLM path (agent and verifier) against 
 import asyncio
 import json
 import math
+import os
 import re
 from pathlib import Path
 
@@ -467,6 +468,41 @@ def test_llm_summarize_and_verifier_against_the_local_server(tmp_path, capsys, m
         assert level["verifier_tokens"] == cached["verifier_tokens"]  # tokens do not depend on the price rule
 
 
+@pytest.mark.parametrize("mode", ["cache-aware", "study"])
+def test_a_model_verifier_is_priced_by_the_runs_recorded_pricing(tmp_path, capsys, monkeypatch, mode):
+    """One price for every priced call: a config `[[pricing]]` row overriding gpt-4.1-mini ($2 / $8 per M, cache at
+    the input price) prices the verifier's calls as the agent's, in either cost mode — by hand from the tokens the
+    server reported (300 in, 100 of them cached, 50 out)."""
+    Path(os.environ["AGENTHOP_CONFIG"]).write_text(
+        '[[pricing]]\nprefix = "gpt-4.1-mini"\ninput_per_m = 2.0\noutput_per_m = 8.0\n'
+    )
+
+    def brain(req, n):
+        if req["messages"][0]["content"] == VERIFIER_PROMPT:
+            return text_reply("It read nothing and answers B.", prompt_tokens=300, completion_tokens=50, cached=100)
+        turns = re.findall(r"Turn: (\d+)", str(req["messages"][-1].get("content") or ""))
+        return tool_reply(
+            ("submit_answer", {"answer": "B", "reasoning": "r"}),
+            prompt_tokens=1000 + 1000 * (int(turns[-1]) if turns else 0),
+        )
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(brain) as srv:
+        ver = batch(
+            capsys, "scale", "sequential", "--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url,
+            "--limit", "2", "--db", str(db), "--quiet", "--format", "json", "--boot", "200", "--axis", "tokens",
+            "--grid", "2500,4500", "--strategy", "verifier", "--verifier", "openai/gpt-4.1-mini",
+            "--verifier-base-url", srv.url, "--run", "LV", "--cost-mode", mode,
+        )  # fmt: skip
+    assert ver.returncode == 0, ver.stderr
+    levels = json.loads(ver.stdout)["levels"]
+    assert sum(level["verifier_calls"] for level in levels) >= 1
+    per_call = (300 * 2.0 + 50 * 8.0) / 1e6 if mode == "study" else (200 * 2.0 + 100 * 2.0 + 50 * 8.0) / 1e6
+    for level in levels:
+        assert level["verifier_cost_usd"] == pytest.approx(level["verifier_calls"] * per_call)
+
+
 def test_the_stepper_shows_the_summary_turn_and_the_replacement(three_strategies):
     """The transcript (the stepper's entries) marks the summary turn, the replaced history and the verifier's steps."""
     from workbench.tui.widgets.transcript import build_entries, transcript_text
@@ -691,19 +727,20 @@ def test_scripted_tokens_are_unmeasured_never_zero(three_strategies, capsys, tmp
     for study in json.loads(run.stdout)["studies"]:
         for level in study["levels"]:
             assert level["measured"] is False
-            for key in ("tokens_marginal", "tokens_cumulative", "tokens_per_item", "verifier_tokens"):
+            for key in ("tokens_marginal", "tokens_cumulative", "tokens_per_trajectory", "verifier_tokens"):
                 assert level[key] is None, key
     csv = batch(capsys, "scale", "strategies", *common, "--format", "csv")
     header, *rows = [line.split(",") for line in csv.stdout.strip().splitlines()]
-    for name in ("tokens_per_item", "verifier_tokens", "cost_usd"):
+    for name in ("tokens_per_trajectory", "verifier_tokens", "cost_usd"):
         assert {row[header.index(name)] for row in rows} == {""}, name
     table = batch(capsys, "scale", "strategies", *common).stdout
+    assert "tokens / trajectory" in table and "tokens / item" not in table  # a level's tokens ÷ its trajectories
     lines = [
         line for line in table.splitlines() if line.startswith("│ ") and ("continue" in line or "verifier" in line)
     ]
     assert len(lines) == 4
     for line in lines:
-        tokens = line.split("│")[5].strip()  # strategy, budget, accuracy, k*, tokens / item
+        tokens = line.split("│")[5].strip()  # strategy, budget, accuracy, k*, tokens / trajectory
         assert tokens == "—"
     assert "· — ·" in table and "· 0 ·" not in table  # the verifier's tokens
     plateau = batch(capsys, "scale", "plateau", "--group", "P.continue", "--db", str(db), "--format", "json")

@@ -39,7 +39,7 @@ from sandbox.agents.replies import (
     reply_outcome,
     scrub,
 )
-from sandbox.agents.textcalls import TextCalls, cut_off_call, find_text_calls, prose
+from sandbox.agents.textcalls import prose, reply_calls
 from sandbox.agents.wire import Clients, Wire, recording
 from sandbox.pricing import Price, cost, price_for
 from sandbox.records import TOOL_NAMES, AssistantTurn, ToolCall, ToolSchema, WireMessage, WireTool
@@ -363,54 +363,25 @@ class LLMAgent:
         """
         content = msg.get("content") if isinstance(msg.get("content"), str) else None
         reasoning = reasoning_of(msg)
-        calls = structured_calls(msg)
-        native_calls = bool(calls)
-        found = TextCalls()
-        if content:  # with native calls too: a server may return them both parsed and still written in the text
-            found = find_text_calls(content, self.names)
-            if not calls:
-                calls = found.calls
-        cut, cut_span = self.cut_off(finish_reason, content, calls, native_calls, found)
-        read = read_usage(compact(usage) if usage is not None else EMPTY_USAGE)
-        priced = cost(self.price, read)
+        read = reply_calls(content, structured_calls(msg), finish_reason, self.names)
+        calls = read.calls
+        usage_read = read_usage(compact(usage) if usage is not None else EMPTY_USAGE)
+        priced = cost(self.price, usage_read)
         if self.text_tools:
-            written = native_calls and not found.calls  # calls that came only as tool_calls: written into the text
+            written = read.native and not read.in_text  # calls that came only as tool_calls: written into the text
             raw: WireMessage = {"role": "assistant", "content": with_tagged_calls(content, calls if written else [])}
         else:
-            raw = native_history(msg, content, calls, found.spans + cut_span, reasoning)
+            raw = native_history(msg, content, calls, read.spans, reasoning)
         return AssistantTurn(
             text=merge_reasoning(content, reasoning),
             tool_calls=calls,
-            usage=read,
+            usage=usage_read,
             raw=raw,
             cost_usd=priced["total_usd"] if priced else None,
             reasoning=reasoning,
             finish_reason=finish_reason if isinstance(finish_reason, str) else None,
-            cut_off=cut,
+            cut_off=read.cut_off,
         )
-
-    def cut_off(
-        self,
-        finish_reason: str | None,
-        content: str | None,
-        calls: list[ToolCall],
-        native_calls: bool,
-        found: TextCalls,
-    ) -> tuple[str | None, list[tuple[int, int]]]:
-        """A call the completion limit cut off mid-way: its fragment (shown and counted, never run) and, for one
-        written in the text, the span it takes in the content. A native call cut off is taken out of `calls`."""
-        cut = None
-        cut_span: list[tuple[int, int]] = []
-        if finish_reason == "length":
-            if native_calls and isinstance(calls[-1].args, dict) and set(calls[-1].args) == {"_raw"}:
-                lost = calls.pop()  # its arguments end mid-way: not a call to run with `{"_raw": …}`
-                cut = f"{lost.name}({lost.args['_raw']}"
-            elif not native_calls:
-                fragment = cut_off_call(content, found.spans, self.names)
-                if fragment is not None:
-                    cut = fragment[0]
-                    cut_span = [(fragment[1], len(content or ""))]
-        return cut, cut_span
 
 
 def reasoning_of(msg: ReplyMessage) -> str | None:

@@ -246,3 +246,50 @@ def _channel(name: str, args: str, names: Collection[str] = TOOL_NAMES) -> tuple
     except (json.JSONDecodeError, ValueError):
         parsed = {"_raw": args}
     return name, parsed if isinstance(parsed, dict) else {"_raw": args}
+
+
+@dataclass
+class ReplyCalls:
+    """How one reply's calls are read, by every client of the episode (our LLM agent, Inspect's model): the calls to
+    run (native, else written in the text), the call a completion limit cut off mid-way (`cut_off`: shown and
+    counted, never run), the spans of call text in the content (sent back as structured calls, not as prose),
+    whether the calls came natively, and whether the text held any."""
+
+    calls: list[ToolCall]
+    cut_off: str | None = None
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    native: bool = False
+    in_text: bool = False
+
+
+def reply_calls(
+    content: str | None, native: list[ToolCall], finish_reason: str | None, names: Collection[str] = TOOL_NAMES
+) -> ReplyCalls:
+    """The calls of a reply with `content` and `native` calls (docs/agents.md): native calls when there are any,
+    else those written in the text (the reference's fallback on OpenAI-compatible endpoints); a reply cut off by the
+    completion limit (`finish_reason` "length") inside a call keeps that fragment as `cut_off` (a native call whose
+    arguments end mid-way is taken out of the calls)."""
+    calls = list(native)
+    found = TextCalls()
+    if content:  # with native calls too: a server may return them both parsed and still written in the text
+        found = find_text_calls(content, names)
+        if not calls:
+            calls = list(found.calls)
+    out = ReplyCalls(calls, spans=list(found.spans), native=bool(native), in_text=bool(found.calls))
+    if finish_reason == "length":
+        _read_cut_off(out, content, names)
+    return out
+
+
+def _read_cut_off(out: ReplyCalls, content: str | None, names: Collection[str]) -> None:
+    """A call the completion limit cut off mid-way, into `out`: a native one whose arguments end mid-way (taken out
+    of the calls), or the fragment of one written in the text (its span added)."""
+    calls = out.calls
+    if out.native and isinstance(calls[-1].args, dict) and set(calls[-1].args) == {"_raw"}:
+        lost = calls.pop()  # its arguments end mid-way: not a call to run with `{"_raw": …}`
+        out.cut_off = f"{lost.name}({lost.args['_raw']}"
+    elif not out.native:
+        fragment = cut_off_call(content, out.spans, names)
+        if fragment is not None:
+            out.cut_off = fragment[0]
+            out.spans.append((fragment[1], len(content or "")))

@@ -34,6 +34,7 @@ class RunConfig(TypedDict, total=False):
     slice: Required[SliceRecord]
     extra_tools: SettingRecord
     clients: list[str]
+    pricing: list[JsonObject]  # the `[[pricing]]` rows the run's calls were priced by (the config file's)
 
 
 class Origin(TypedDict):
@@ -89,6 +90,9 @@ def run_config(spec: RunSpec, corpus: Corpus, client: str | None) -> RunConfig:
         config["extra_tools"] = spec.extra_tools
     if client:  # an LLM run: which model client sent its calls (more than one after a resume through another)
         config["clients"] = [client]
+    pricing = spec.agent_options.get("pricing")
+    if pricing:  # the prices its calls were charged at: a report reprices (study cost mode) by the same rows
+        config["pricing"] = [row for row in pricing if isinstance(row, dict)]
     return config
 
 

@@ -255,6 +255,7 @@ class Runner:
                 api_key_env=options.get("api_key_env"),
                 client=options.get("client") or "auto",
                 instructions=self.spec.prompt_set().verifier,
+                pricing=self.spec.agent_options.get("pricing"),
             )
         return Strategy(name, self._verifier, self.spec.verifier_options.get("timeout_s") or VERIFIER_TIMEOUT_S)
 

@@ -104,6 +104,16 @@ class RunsTable(StoreConnection):
         rows = self.conn.execute(f"{_RUN_SELECT} WHERE r.group_name = ? ORDER BY r.id", (group,)).fetchall()
         return [as_record(StoredRun, _run_dict(r)) for r in rows]
 
+    def trajectory_counts(self, run_id: int) -> tuple[int, int]:
+        """(finished, unfinished) trajectories stored for a run, every attempt: an interrupted run holds the
+        unfinished ones its stop left (what a delete removes with it)."""
+        row = self.conn.execute(
+            "SELECT COALESCE(SUM(status = 'done'), 0), COALESCE(SUM(status != 'done'), 0) FROM trajectories"
+            " WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
     def run_progress(self, run_id: int) -> tuple[Any, ...]:
         """(status, finished final trajectories, the last one's id, label resolution, hop rule) of a run: what a
         screen showing the run polls, and what its cached numbers are keyed by — so section recall recomputed or

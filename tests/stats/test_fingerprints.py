@@ -25,16 +25,17 @@ OTHER_READ = a("read_section", "x", "other", True)
 
 
 def test_signatures_of_hand_made_trajectories():
-    """§4.2 / Table 9: early commit = Imm (submit right after the last gold read), verify = Thnk (only thinking
-    between them), over-search = Read (reading on after the gold); a give-up with no read is under-engagement."""
+    """§4.2 / Table 9: early commit = Imm (submit right after the gold read), verify = Thnk (only thinking
+    between them), over-search = Read (reading on after the gold, a re-read of it too); a give-up with no read is
+    under-engagement."""
     immediate = [a("get_references", "s"), a("list_sections", "g"), GOLD_READ, a("submit_answer")]
     thought = [a("search_papers"), GOLD_READ, a("think"), a("think"), a("submit_answer")]
     read_on = [GOLD_READ, a("list_sections", "x"), OTHER_READ, a("submit_answer")]
-    reread = [GOLD_READ, OTHER_READ, GOLD_READ, a("submit_answer")]  # the last gold read, then the submit: Imm
+    reread = [GOLD_READ, OTHER_READ, GOLD_READ, a("submit_answer")]  # read on after the gold (a re-read too): Read
     blind = [a("search_papers"), a("submit_answer")]
     never = [a("search_papers"), a("search_papers")]
     t = fp.trajectory_terms
-    for actions, category in ((immediate, "Imm"), (thought, "Thnk"), (read_on, "Read"), (reread, "Imm")):
+    for actions, category in ((immediate, "Imm"), (thought, "Thnk"), (read_on, "Read"), (reread, "Read")):
         got = t(actions, kind="st", n_gold=1)
         assert got["early_commit"] == (float(category == "Imm"), 1.0)
         assert got["verify_before_commit"] == (float(category == "Thnk"), 1.0)

@@ -145,12 +145,34 @@ def test_missing_n_gold_defaults_by_kind():
         ([G1, THINK], "End"),
         ([G1, SEARCH], "End"),
         ([G1], "End"),
-        ([G1, read("g1", "gold"), SUBMIT], "Imm"),  # counted from the last gold read
+        ([G1, read("g1", "gold"), SUBMIT], "Read"),  # timed from the gold read: a re-read of it is reading on
         ([X, SUBMIT], None),
     ],
 )
 def test_after_evidence_category(actions, expected):
     assert after_evidence_category(actions) == expected
+
+
+def test_table9_is_timed_from_the_read_that_reaches_the_golds():
+    """ST from the gold read, MT-both from the read that reaches the second gold (the paper's Table 9): a later
+    re-read of a gold section is Read ("reads additional sections"), never Imm; re-reading the first gold before
+    the second is reached is before the clock starts."""
+    g2_again = read("g2", "gold")
+    cases = [
+        (st_([G1, read("g1", "gold"), SUBMIT]), "st", "Read"),
+        (st_([G1, THINK, read("g1", "gold"), SUBMIT]), "st", "Read"),
+        (mt([G1, G1, G2, SUBMIT]), "mt_both", "Imm"),  # the second gold reached, then the submit
+        (mt([G1, G2, G1, SUBMIT]), "mt_both", "Read"),
+        (mt([G1, G2, THINK, g2_again, SUBMIT]), "mt_both", "Read"),
+        (mt([G1, G2, THINK, SUBMIT]), "mt_both", "Thnk"),
+    ]
+    for trajectory, group, expected in cases:
+        out = after_evidence([trajectory])[group]
+        assert out["counts"][expected] == 1, (trajectory["actions"], expected, out["counts"])
+    assert after_evidence_category([G1, G2, G1, SUBMIT], 2) == "Read"
+    assert after_evidence_category([G1, G2, G1, SUBMIT], 1) == "Read"  # from G1's read: G2 is a read
+    assert after_evidence_category([G1, G1, G2, SUBMIT], 2) == "Imm"
+    assert after_evidence_category([G1, SUBMIT], 2) is None  # the second gold never reached
 
 
 def test_after_evidence_groups():
@@ -219,21 +241,33 @@ def test_after_wrong_at_end_of_trajectory():
 
 def test_wrong_read_events():
     actions = [X, X, read("z", "other", delivered=False, status="error"), Y, G1, SUBMIT]
-    assert wrong_read_indices(actions) == [0, 1]  # an undelivered read is no read; Y is the seed
+    assert wrong_read_indices(actions) == [0, 1, 3]  # an undelivered read is no read; Y (the seed) is not gold
     out = after_wrong_read([mt(actions), st_([G1, SUBMIT])])
-    assert out["n_events"] == 2 and out["n_trajectories"] == 1
-    assert out["counts"]["Stay"] == 1 and out["counts"]["Re-nav"] == 1 and out["counts"]["Recover"] == 0
-    assert out["shares"]["Stay"] == [1, 2]
+    assert out["n_events"] == 3 and out["n_trajectories"] == 1
+    assert out["counts"]["Stay"] == 1 and out["counts"]["Re-nav"] == 1 and out["counts"]["Recover"] == 1
+    assert out["shares"]["Stay"] == [1, 3]
     assert sum(out["counts"].values()) == out["n_events"]
 
 
-def test_bridge_and_seed_reads_are_not_wrong_paper_reads():
-    """A depth-2 item requires reading the bridge; the seed is where the protocol starts."""
+def test_a_read_of_any_non_gold_paper_is_a_wrong_paper_read():
+    """The paper's Table 3 conditions on landing on a non-gold paper: the seed and the bridge are wrong papers when
+    they are not gold for the item (a paper gold for the item has the role 'gold' whatever else it is)."""
     depth2 = [read("s", "seed"), read("b", "bridge"), call("get_references", "b", "bridge"), G1, SUBMIT]
-    assert wrong_read_indices(depth2) == []
-    assert after_wrong_read([st_(depth2)])["n_events"] == 0
-    assert early_submit([st_([read("b", "bridge"), SUBMIT])])["share"] == [0, 0]
-    assert wrong_read_indices([read("b", "bridge")], wrong_roles=("other", "bridge")) == [0]
+    assert wrong_read_indices(depth2) == [0, 1]
+    assert after_wrong_read([st_(depth2)])["counts"] == {
+        "Recover": 0,
+        "Stay": 0,
+        "Think": 0,
+        "Re-nav": 2,
+        "Submit": 0,
+        "Other": 0,
+        "End": 0,
+    }
+    assert early_submit([st_([read("b", "bridge"), SUBMIT]), st_([X, THINK, THINK, THINK, SUBMIT])])["share"] == [1, 2]
+    assert early_submit([st_([read("s", "seed"), SUBMIT], correct=False), st_([X, G1, THINK, THINK, SUBMIT])])[
+        "accuracy"
+    ] == [0, 1]
+    assert wrong_read_indices([read("b", "bridge")], wrong_roles=("other",)) == []  # a narrower reading on request
 
 
 def test_compact_actions_give_the_same_categories():
@@ -334,3 +368,16 @@ def test_categories_are_exclusive_and_exhaustive(data):
     for t, f in zip(trajectories, facts, strict=True):
         if t["kind"] == "mt":
             assert (mt_fail_category(t) in MT_FAIL) == (len(f.reached) < 2)
+
+
+def test_table3_counts_a_read_of_the_seed_or_the_bridge_as_landing_on_a_wrong_paper():
+    """Table 3 (the paper's overlapping categories) over every non-gold read: the seed read then a think and the
+    gold is Think and Recover; the bridge read then a submit is Submit."""
+    from stats.panel_measures import table3
+    from stats.stopping import compact
+
+    seed_then_gold = compact([read("s", "seed"), THINK, G1, SUBMIT])
+    bridge_then_submit = compact([read("b", "bridge"), SUBMIT])
+    out = table3([seed_then_gold, bridge_then_submit])
+    assert out["n_events"] == 2
+    assert out["counts"] == {"Recover": 1, "Stay": 0, "Think": 1, "Re-nav": 0, "Submit": 1}

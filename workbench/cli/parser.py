@@ -293,6 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="with --scores: the studies to read (default: every study in the file)",
     )
+    tasks = "with --scores: only these tasks (a file of task names, one a line; or tau2-47: the Tool-use table's 47)"
+    para.add_argument("--tasks", metavar="FILE|NAME", help=tasks)
     para.add_argument(
         "--judge",
         default="evidence",

@@ -16,7 +16,6 @@ from workbench.cli.context import (
     _writing,
 )
 from workbench.cli.errors import ExitCode, UsageError
-from workbench.views.cells import counted
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -99,9 +98,12 @@ def _tag(args: argparse.Namespace) -> int:
 def cmd_delete(args: argparse.Namespace) -> int:
     """Delete a run. It cannot be undone, so it asks on a terminal and otherwise needs --yes."""
     store = _writable_store(args.db)
+    from workbench.service.stores import stored_trajectories
+    from workbench.views.cells import held_trajectories
+
     run = store.run(args.name)
-    n = len(store.trajectories(run["id"], final_only=False, light=True))
-    what = f"run '{args.name}' ({counted(n, 'trajectory', 'trajectories')}, status {run['status']})"
+    held = held_trajectories(*stored_trajectories(store, args.name))
+    what = f"run '{args.name}' ({held}, status {run['status']})"
     if not args.yes:
         if not sys.stdin.isatty():
             raise UsageError(f"deleting {what} cannot be undone: add --yes")

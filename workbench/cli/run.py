@@ -406,6 +406,8 @@ def _scale_parallel(args: argparse.Namespace) -> int:
         return _scale_parallel_scores(args)
     if args.studies:
         raise UsageError("--study is for --scores (a file of several studies)")
+    if args.tasks:
+        raise UsageError("--tasks is for --scores (the tasks of a file to read)")
     ks = scaling.parse_ks(args.k or "1,2,4,8")  # a bad --k is ScalingInputError: one line, exit 2
     corpus, spec, _ = build_spec(args)
     spec = replace(
@@ -456,7 +458,8 @@ def _scale_parallel_scores(args: argparse.Namespace) -> int:
     if given:
         raise UsageError(f"{', '.join(given)}: for sampling here; --scores reads a study measured elsewhere")
     ks = scaling.parse_ks(args.k) if args.k else None
-    studies = scaling.file_parallel(Path(args.scores), args.studies, ks, seed=args.seed)
+    tasks = scaling.task_subset(args.tasks) if args.tasks else None  # a bad --tasks is ScalingInputError: exit 2
+    studies = scaling.file_parallel(Path(args.scores), args.studies, ks, seed=args.seed, tasks=tasks)
     print_parallel_files([s.to_json() for s in studies], args.format, args.scores)
     return ExitCode.OK
 

@@ -43,6 +43,12 @@ def delete_run(store: Any, name: str) -> None:
         store.delete_run(name)
 
 
+def stored_trajectories(store: Any, name: str) -> tuple[int, int]:
+    """What deleting run `name` removes: its (finished, unfinished) trajectories, every attempt — an interrupted run
+    holds unfinished ones (a StoreError when the run is gone)."""
+    return store.trajectory_counts(store.run(name)["id"])
+
+
 def lock_holder(store_path: Path, run_name: str) -> int | None:
     """The pid of the process executing the run, or None."""
     from storage.locks import holder

@@ -106,3 +106,11 @@ def fetch_line(event: Fetching) -> str:
 def megabytes(n: int) -> str:
     """A size as the Hub shows sizes (decimal): `12.3 MB`."""
     return f"{n / 1e6:.1f} MB"
+
+
+def held_trajectories(finished: int, unfinished: int) -> str:
+    """A run's stored trajectories in words, the unfinished ones an interrupted run holds counted too: `3
+    trajectories, 1 of them unfinished`."""
+    return counted(finished + unfinished, "trajectory", "trajectories") + (
+        f", {unfinished} of them unfinished" if unfinished else ""
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Literal
 
 from workbench.service.records.panel import PanelReport, RankStability, Spread, Table4Step
-from workbench.views.cells import NOT_MEASURED, num, pct, sig
+from workbench.views.cells import NOT_MEASURED, num, pct, points, sig
 from workbench.views.lineage import TIER_LABELS, best_test_table
 
 EMPTY = "nothing to show with these runs (the legend says what the table needs)"
@@ -29,7 +29,7 @@ def extra_tables(panel: PanelReport) -> list[tuple[str, tuple[tuple[str, ...], l
         ("Table 10 · type × depth, accuracy ± Wilson 95 % half-width, Δ = st_d1 − mt_d2", table10_table(panel)),
         ("Table 11 · evidence contact of recall-credited trajectories (pooled full-tool runs)", table11_table(panel)),
         ("Table 12 · top-6 MT conversions, adjacent pairs (McNemar on items both recalled)", table12_table(panel)),
-        ("Table 13 · pairwise accuracy tests: Sig. counts (Holm; unadjusted beside)", table13_table(panel)),
+        ("Table 13 · bigram Δ-accuracy over the evaluated models: mean Δ, Sig. count, models", table13_table(panel)),
         ("Table 14 · top-1 trigram and its concentration, by tier", table14_table(panel)),
         ("Table 15 · no answer (NA) by what ended the trajectory", table15_table(panel)),
         ("Table 17 · run-to-run over replicates: mean ± SD (range), and rank stability", table17_table(panel)),
@@ -40,6 +40,10 @@ def extra_tables(panel: PanelReport) -> list[tuple[str, tuple[tuple[str, ...], l
         (
             "Table 19 · closed-book accuracy by stratum (venue, seed year, seed citation quartile), per tier",
             table19_table(panel),
+        ),
+        (
+            "pairwise accuracy tests (ours, not the paper's Table 13): Sig. counts (Holm; unadjusted beside)",
+            pairwise_accuracy_table(panel),
         ),
         ("Figure 2 · within-family generation gap (older → newer generation of a family)", figure2_table(panel)),
         ("best (*) and tier-leader (†) marks: the paired test beside each", best_test_table(panel)),
@@ -198,9 +202,27 @@ def table12_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, 
 
 
 def table13_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
-    """Per run: accuracy and its Sig. counts (runs it beats / runs that beat it, Holm and unadjusted)."""
+    """The paper's Table 13: each bigram kept (present in at least half of the evaluated models), its mean
+    Δ-accuracy, its Sig. count and the models it occurs in; the largest |Δ| first."""
+    header = ("bigram", "mean Δacc", "Sig. count", "models")
+    kept = [b for b in panel["tables"].get("table13") or [] if b["mean_delta"] is not None]
+    rows: list[tuple[str, ...]] = [
+        (
+            " → ".join(b["bigram"]),
+            points(b["mean_delta"]),
+            str(b["n_significant"]),
+            f"{b['n_present']}/{panel.get('n_evaluated', len(panel['evaluated']))}",
+        )
+        for b in sorted(kept, key=lambda b: (-abs(b["mean_delta"] or 0.0), b["bigram"]))
+    ]
+    return header, rows
+
+
+def pairwise_accuracy_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Per run: accuracy and its Sig. counts over the pairwise accuracy tests (ours: runs it beats / runs that beat
+    it, Holm and unadjusted)."""
     header = ("run", "accuracy", "Sig. >", "Sig. <", "unadjusted >", "unadjusted <")
-    entries = (panel["tables"].get("table13") or {"sig": []})["sig"]
+    entries = (panel["tables"].get("pairwise_accuracy") or {"sig": []})["sig"]
     rows: list[tuple[str, ...]] = [
         (
             e["run"],

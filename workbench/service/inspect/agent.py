@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from inspect_ai.model import ChatMessage, Model, ModelOutput
 
-from sandbox.records import AssistantTurn, Step, ToolSchema, WireMessage
-from workbench.service.inspect.conversation import TurnUsage, reply_message, to_inspect, tool_info, turn_from_output
+from sandbox.agents.base import RefusedRequest
+from sandbox.records import TOOL_NAMES, AssistantTurn, Step, ToolSchema, WireMessage
+from workbench.service.inspect.conversation import TurnFacts, reply_message, to_inspect, tool_info, turn_from_output
 
 
 class InspectModelAgent:
@@ -22,7 +23,7 @@ class InspectModelAgent:
 
     def __init__(self, model: Model):
         self.model = model
-        self.usages: list[TurnUsage] = []  # per answered call, in order: the assistant messages' metadata
+        self.usages: list[TurnFacts] = []  # per answered call, in order: the assistant messages' metadata
         self.sent: list[WireMessage] = []  # the last request's history
         self.reply: WireMessage | None = None  # the last answer, as our message
         self.output: ModelOutput | None = None
@@ -30,9 +31,14 @@ class InspectModelAgent:
     async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         self.sent = list(messages)
         output = await self.model.generate(to_inspect(messages), tools=[tool_info(t) for t in tools])
-        turn = turn_from_output(output)
-        self.output, self.reply = output, reply_message(turn)
-        self.usages.append(TurnUsage.of(turn.usage))
+        if output.stop_reason == "model_length":
+            # Inspect's answer to a request the server refused for a full context window (its providers turn the
+            # refusal into an output): our loop ends the episode there, as `error` / `context_overflow`
+            raise RefusedRequest(output.message.text or "the conversation no longer fits the model", overflow=True)
+        names = TOOL_NAMES + tuple(t["name"] for t in tools if isinstance(t.get("name"), str))
+        turn = turn_from_output(output, names)
+        self.output, self.reply = output, turn.raw or reply_message(turn)
+        self.usages.append(TurnFacts.of(turn))
         return turn
 
     def conversation(self, history: list[WireMessage], steps: list[Step]) -> list[ChatMessage]:

@@ -4,9 +4,12 @@
 One sample per final trajectory (its item id, its replicate as the epoch): the opening the agent was sent, then its
 steps as messages — each model reply an assistant message with its calls and its usage in `metadata["usage"]`, each
 tool result and each nudge as sent — its score C or I with the four axes, ending, points and tokens in the score's
-metadata, and the whole trajectory record in the sample's metadata, as the `agenthop` task writes them. Harness
-notes that stand for a model call (a reply over the token cap, an empty reply) are assistant messages with the
-note in `metadata["harness"]`, so an import replays them; API errors and retries are not messages, and stay out.
+metadata, and the whole trajectory record in the sample's metadata, as the `agenthop` task writes them. Each
+assistant message's metadata keeps what its call measured (`TurnFacts`: usage, raw usage, finish reason, a call
+cut off mid-way). Harness notes that stand for a model call (a reply over the token cap, an empty reply) are
+assistant messages with the note in `metadata["harness"]`, so an import replays them; API errors and retries are
+not messages: the sample's `agenthop_calls` keeps every model call in order, the failed ones with their kind and
+message (`calls.model_calls`), so an import meets them where the run did.
 """
 
 from __future__ import annotations
@@ -43,12 +46,12 @@ from sandbox.prompts import build_prompt
 from storage import Store
 from storage.json_types import JsonObject
 from storage.rows import RunRow, TrajectoryRow
-from workbench.service.inspect.conversation import TurnUsage
+from workbench.service.inspect.calls import MODEL_CALL_NOTES, model_calls
+from workbench.service.inspect.conversation import TurnFacts, TurnUsage
 from workbench.service.inspect.task import TASK_NAME, caps_of, setting_record, trajectory_score
 
 TASK = f"agenthop_workbench/{TASK_NAME}"
 SCORER = "agenthop_score"
-MODEL_CALL_NOTES = ("[HARNESS] Token limit reached", "[HARNESS] Empty response")
 
 
 def export_inspect(store: Store, run_name: str, corpus: Corpus, out: Path) -> int:
@@ -108,13 +111,14 @@ def _sample(store: Store, corpus: Corpus, run: RunRow, trajectory: TrajectoryRow
     ]
     record = {k: v for k, v in trajectory.items() if k not in ("id", "run_id", "actions")}
     score = trajectory_score(trajectory)
+    steps = store.steps(trajectory["id"])
     return EvalSample(
         id=item.id,
         epoch=int(trajectory["replicate"]) + 1,
         input=opening,
         target="ABCD"[item.correct_index],
-        messages=[*opening, *step_messages(store.steps(trajectory["id"]))],
-        metadata={"agenthop": record},
+        messages=[*opening, *step_messages(steps)],
+        metadata={"agenthop": record, "agenthop_calls": model_calls((s["kind"], s.get("text") or "") for s in steps)},
         scores={SCORER: score},
         total_time=trajectory.get("wall_time_s"),
     )
@@ -122,21 +126,32 @@ def _sample(store: Store, corpus: Corpus, run: RunRow, trajectory: TrajectoryRow
 
 def step_messages(steps: Sequence[dict[str, Any]]) -> list[ChatMessage]:
     """A trajectory's stored steps as the conversation's messages (see the module docstring)."""
-    return [message for message in map(_step_message, steps) if message is not None]
+    out = []
+    for k, step in enumerate(steps):
+        message = _step_message(step, steps[k + 1] if k + 1 < len(steps) else None)
+        if message is not None:
+            out.append(message)
+    return out
 
 
-def _step_message(step: dict[str, Any]) -> ChatMessage | None:
-    """One step as its message: a model turn, a tool result, a nudge, a harness note of a model call; else none."""
+CUT_OFF = "cut off mid-call: "  # the text of the step that follows a reply the completion limit cut off mid-call
+
+
+def _step_message(step: dict[str, Any], after: dict[str, Any] | None) -> ChatMessage | None:
+    """One step as its message: a model turn (with the call cut off in it, which the next step names), a tool result,
+    a nudge, a harness note of a model call; else none."""
     kind, text = step["kind"], step.get("text") or ""
     if kind == "assistant":
         calls = [_logged_call(c) for c in step.get("tool_args") or []]
-        return ChatMessageAssistant(content=text, tool_calls=calls or None, metadata={"usage": _usage(step)})
+        cut = (after.get("text") or "") if after is not None and after["kind"] == "cutoff" else ""
+        facts = _facts(step, cut.removeprefix(CUT_OFF) if cut.startswith(CUT_OFF) else None)
+        return ChatMessageAssistant(content=text, tool_calls=calls or None, metadata=facts.as_metadata())
     if kind == "tool":
         return ChatMessageTool(content=text, tool_call_id=step.get("tool_call_id"), function=step.get("tool_name"))
     if kind == "nudge":
         return ChatMessageUser(content=text)
     if kind == "harness" and text.startswith(MODEL_CALL_NOTES):
-        return ChatMessageAssistant(content="", metadata={"usage": _usage(step), "harness": text})
+        return ChatMessageAssistant(content="", metadata={**_facts(step, None).as_metadata(), "harness": text})
     return None
 
 
@@ -146,6 +161,12 @@ def _logged_call(call: JsonObject) -> InspectCall:
     return InspectCall(id=str(call["id"]), function=str(call["name"]), arguments=args if isinstance(args, dict) else {})
 
 
-def _usage(step: dict[str, Any]) -> dict[str, int]:
-    usage = TurnUsage.from_metadata(step.get("usage")) or TurnUsage(0, 0, 0, 0)
-    return usage.as_metadata()
+def _facts(step: dict[str, Any], cut_off: str | None) -> TurnFacts:
+    """What a model turn's step recorded of its call: its usage (raw usage too), finish reason, a call cut off."""
+    stored = step.get("usage")
+    usage = TurnUsage.from_metadata(stored) or TurnUsage(0, 0, 0, 0)
+    raw = stored.get("raw") if isinstance(stored, dict) else None
+    finish = step.get("finish_reason")
+    return TurnFacts(
+        usage, raw if isinstance(raw, dict) else None, finish if isinstance(finish, str) else None, cut_off
+    )

@@ -3,7 +3,9 @@
 As `import-reference` does for the reference harness's files: every sample's assistant messages are handed, one
 model call at a time, to the ordinary Runner's episode (`LogReplay`), so our own sandbox executes each call under
 the log's caps and every event becomes a step; each turn carries the tokens the log measured for it (its message's
-`metadata["usage"]`, else its model event's usage), and the run is tagged with the log's model for family and tier.
+`metadata["usage"]`, else its model event's usage) with its raw usage, finish reason and cut-off call, a failed model
+call the log kept (`agenthop_calls`, `calls`) is raised where the episode met it, and the run is tagged with the
+log's model for family and tier.
 Each replayed trajectory is then checked against its sample: the tool results (without their status footers)
 and the ending, answer, points and tokens the task recorded; the mismatches are kept in the run's config under
 `inspect` and reported, never fatal. A log of another task, or one whose samples are not the dataset's items, is
@@ -34,11 +36,23 @@ from sandbox.records import AssistantTurn, Caps, CapsRecord, Item, ToolSchema, W
 from sandbox.runner import RunEvent, Runner, RunSpec
 from storage import Store
 from storage.json_types import JsonObject, JsonValue
+from workbench.service.inspect.calls import CallEntry, failure, logged_calls
 from workbench.service.inspect.conversation import logged_turn, usage_of
 from workbench.service.inspect.task import TASK_NAME, caps_of
 
 TASKS = (f"agenthop_workbench/{TASK_NAME}", TASK_NAME)  # the registered name, and the bare one from a source tree
-CHECKED = ("termination", "answer", "points_used", "turns", "tokens")
+CHECKED = (
+    "termination",
+    "answer",
+    "points_used",
+    "turns",
+    "tokens",
+    "cut_off_turns",
+    "lost_calls",
+    "error_kind",
+    "api_errors",
+    "transient_retries",
+)
 NO_WAIT = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0, retry_after_cap_s=0)
 
 
@@ -57,6 +71,7 @@ class LoggedSample:
     turns: tuple[AssistantTurn, ...]
     tool_texts: tuple[str, ...]  # every tool result, its footer cut
     ended: JsonObject  # the task's trajectory record as the log holds it (empty for a log that kept none)
+    calls: tuple[CallEntry, ...] = ()  # every model call in order, failed ones too (`calls`; empty: not kept)
 
 
 @dataclass(frozen=True)
@@ -107,8 +122,16 @@ class LogReplay:
         self.sample = sample
         self.price = price  # the model's price: each turn's cost from its logged usage, as our own loop prices it
         self.pos = 0
+        self.call = 0  # the model calls answered so far (`LoggedSample.calls`), failed ones included
 
     async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
+        """The next logged reply; where the log kept a failed call in its place, the error the episode met."""
+        calls = self.sample.calls
+        if self.call < len(calls):
+            self.call += 1
+            entry = calls[self.call - 1]
+            if not isinstance(entry, str):  # a failed call (REPLY is the only text): raised where the episode met it
+                raise failure(entry)
         if self.pos >= len(self.sample.turns):
             raise InfrastructureError(f"replay log exhausted: the sample logged {len(self.sample.turns)} model replies")
         self.pos += 1
@@ -216,9 +239,15 @@ def _logged(path: Path, sample: EvalSample, corpus: Corpus) -> LoggedSample:
         raise InspectImportError(f"{path}: sample {item_id!r} is not an item of the dataset {corpus.source}") from None
     _same_item(path, sample, item)
     tools = tuple(split_footer(m.text)[0] for m in sample.messages if isinstance(m, ChatMessageTool))
-    ended = (sample.metadata or {}).get("agenthop")
+    metadata = sample.metadata or {}
+    ended = metadata.get("agenthop")
     return LoggedSample(
-        item_id, int(sample.epoch) - 1, _logged_turns(sample), tools, ended if isinstance(ended, dict) else {}
+        item_id,
+        int(sample.epoch) - 1,
+        _logged_turns(sample),
+        tools,
+        ended if isinstance(ended, dict) else {},
+        logged_calls(metadata.get("agenthop_calls")),
     )
 
 

@@ -17,10 +17,11 @@ from typing import Any, TypedDict
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from sandbox.agents.presets import DEFAULT_MAX_TOKENS
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.extra_tools.registry import SettingRecord
@@ -34,6 +35,7 @@ from storage.json_types import JsonObject, JsonValue
 from workbench.service import paths
 from workbench.service.datasets import dataset_key, open_dataset
 from workbench.service.inspect.agent import InspectModelAgent
+from workbench.service.inspect.calls import model_calls
 
 TASK_NAME = "agenthop"  # Inspect's name for it: `agenthop_workbench/agenthop`
 # Inspect retries a failed call itself (its own backoff): the episode counts what still fails, without waiting again
@@ -196,6 +198,8 @@ def build_task(options: TaskOptions) -> Task:
         dataset=MemoryDataset(samples, name=played.corpus.source),
         solver=agenthop_episode(played),
         scorer=agenthop_score(),
+        # our loop's completion limit per call, sent as ours sends it (`inspect eval --max-tokens` overrides it)
+        config=GenerateConfig(max_tokens=DEFAULT_MAX_TOKENS),
         metadata={"agenthop": played.record(options.data)},
     )
 
@@ -215,6 +219,8 @@ def agenthop_episode(played: Setting) -> Solver:
         if agent.output is not None:
             state.output = agent.output
         state.metadata["agenthop"] = trajectory_record(trajectory)
+        # every model call in order, the failed ones too (they leave no message): what a replay of the log meets
+        state.metadata["agenthop_calls"] = model_calls((s.kind, s.text or "") for s in episode.steps)
         state.completed = True
         return state
 

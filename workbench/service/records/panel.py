@@ -136,7 +136,8 @@ class Table12(TypedDict):
 
 
 class SigCounts(TypedDict):
-    """A run's Table 13 counts: runs it beats / runs that beat it (Holm), and unadjusted."""
+    """A run's Sig. counts over the pairwise accuracy tests (ours, not the paper's Table 13): runs it beats / runs
+    that beat it (Holm), and unadjusted."""
 
     run: str
     accuracy: Cell
@@ -146,7 +147,7 @@ class SigCounts(TypedDict):
     losses_raw: int
 
 
-class Table13Pair(TypedDict):
+class AccuracyPair(TypedDict):
     """One pair of evaluated runs tested on accuracy (`first` is the one Table 2 lists first), Holm-adjusted."""
 
     first: str
@@ -159,8 +160,8 @@ class Table13Pair(TypedDict):
     p_holm: float | None
 
 
-class Table13(TypedDict):
-    pairs: list[Table13Pair]
+class PairwiseAccuracy(TypedDict):
+    pairs: list[AccuracyPair]
     sig: list[SigCounts]
 
 
@@ -420,7 +421,8 @@ class PanelTables(TypedDict, total=False):
     table10: list[Table10Entry]
     table11: Table11 | None
     table12: Table12
-    table13: Table13
+    table13: list[PanelBigram]  # the paper's Table 13: bigram Δ, Sig. count, models (evaluated models)
+    pairwise_accuracy: PairwiseAccuracy
     table14: list[Table14Tier]
     table15: list[Table15Entry]
     table17: Table17

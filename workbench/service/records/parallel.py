@@ -248,6 +248,7 @@ class ParallelReport(TypedDict):
     run: str
     origin: Origin
     source: str | None
+    tasks: str | None  # `--tasks`: the subset of a scores file's tasks read (None: all of them)
     k_max: int
     items: int
     items_incomplete: int

@@ -153,10 +153,10 @@ class Plateau(TypedDict):
 
 
 class StrategyLevel(Level):
-    """A level as the strategy comparison shows it: its interval's bounds and the agent's tokens per item."""
+    """A level as the strategy comparison shows it: its interval's bounds and the agent's tokens per trajectory."""
 
     accuracy_ci: list[float] | None
-    tokens_per_item: float | None
+    tokens_per_trajectory: float | None
 
 
 class StrategyStudy(TypedDict):
@@ -200,7 +200,7 @@ class ComparisonRow(TypedDict):
     accuracy_high: float | None
     accuracy_interval: str | None
     n_eff: float | None
-    tokens_per_item: float | None
+    tokens_per_trajectory: float | None
     cost_usd: float | None
     summaries: int
     verifier_calls: int

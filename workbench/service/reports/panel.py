@@ -54,6 +54,8 @@ PAIRED_BY_ID = "items are paired by id only, and an id may name a different ques
 
 
 RESOURCE_COLUMNS = {"calls/turn", "tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
+# columns the paper gives no direction (neither more nor fewer calls per turn is better): never marked * or †
+UNDIRECTED = {"calls/turn"}
 
 
 PANEL_LEGEND = {
@@ -61,7 +63,8 @@ PANEL_LEGEND = {
     "multi-target (mt) items; Synthesis: conversion = P(correct | paper recall); Tool use: calls per "
     "turn; Resources: mean tokens, model turns, points, and the shares ended by each cap.",
     "best": "* marks the best cell of a column as it stands (highest, or lowest for resources; every run sharing "
-    "it; none where every run has the same value or only one has a value), among the evaluated models — the "
+    "it; none where every run has the same value or only one has a value; never calls per turn, which has no "
+    "better direction), among the evaluated models — the "
     "full-tool runs ('evaluated'); ablation runs (closed-book, no-search, "
     "gold-given) are never marked. Beside each mark, 'best_tests' has the paired test against the runner-up on "
     "the common items both have a value for: McNemar's exact test for the 0/1 columns (accuracy, recalls, "
@@ -81,19 +84,21 @@ PANEL_LEGEND = {
     "common_items": "Every cell, best mark, tool lift and the Spearman accuracy are over the items every run "
     "answered (all their replicates; a row's n counts those trajectories, n_all all of the run's), "
     "as the paper's Table 2 compares models on one item set; Cronbach's α, item coverage and "
-    "item-total correlations use the same items (replicate 0) and the evaluated models only. Bigram means and "
-    "replicate spread "
-    "are over each run's own trajectories.",
+    "item-total correlations use the same items (replicate 0) and the evaluated models only. Bigram means (the "
+    "evaluated models only) and replicate spread are over each run's own trajectories.",
     "external": "Spearman's ρ between run accuracy and the external scores; p exact (all orderings) for n ≤ 9.",
-    "tier_best": "† marks a tier leader: the best cell of a column among the evaluated runs of one capability tier, "
+    "tier_best": "† marks a tier leader: the best cell of a column (calls per turn aside) among the evaluated runs of "
+    "one capability tier, "
     "as it stands ('tier_best_tests' has the test against the tier's runner-up beside it). ‡ shades a tier "
     "leader's conversion cell (Conv st, Conv mt) only where the exact McNemar test on the items both recalled "
     "separates it from the tier's runner-up (p < 0.05; 'tier_shaded'), as the paper shades its Table 2. Rows "
     "are grouped by tier (Closed Frontier, Open Frontier, Compute-Efficient, then untiered), then by family "
     "(best accuracy first), then by accuracy, as the paper's Table 2; family and tier are each run's tags "
     "(`runs tag`), derived from the model string when not chosen.",
-    "bigram_panel": "Bigram panel = mean Δ-accuracy across runs (over the runs where Δ is defined) of the bigrams "
-    "present in at least half of the runs (n_present; the paper: ≥ 10 of 19 models).",
+    "bigram_panel": "Bigram panel (the paper's Table 13) = mean Δ-accuracy across the evaluated models (full-tool "
+    "runs, never an ablation run; over the models where Δ is defined) of the bigrams present in at least half of "
+    "the runs (n_present; the paper: ≥ 10 of 19 models), with the models where it is significant (n_significant, "
+    "Bonferroni over 49).",
 }
 
 
@@ -184,8 +189,9 @@ def panel_report(
     statistics = pool_statistics(common, _pool_columns(matrix, pool))
     behaviours, signatures = _behaviours(store, runs, rows, masks, tables, on_common)
     _add_trigrams(behaviours, encoded)
+    bigrams = _bigram_panel(_pooled(tables, pool), _pooled(encoded, pool))
     further = panel_tables.panel_tables(
-        rows, on_common, behaviours, statistics.get("item_total_correlation"), per_item, pool
+        rows, on_common, behaviours, statistics.get("item_total_correlation"), per_item, pool, bigrams
     )
     _add_run_tables(further, store, runs, rows, on_common, cache_dir)
     panel: PanelReport = {
@@ -201,7 +207,7 @@ def panel_report(
         "tier_best_tests": leader_tests,
         "tier_shaded": shaded,
         **statistics,
-        "bigram_panel": _bigram_panel(tables, encoded),
+        "bigram_panel": bigrams,
         "replicates": {n: replicate_spread(t) for n, t in zip(names, tables, strict=True)},
         "ablation_lift": ablation_lift(reports),
         "fingerprints": fingerprints.panel_fingerprints(rows, signatures),
@@ -227,6 +233,11 @@ def _table2_rows(
     """Each run's report over the common items and its Table 2 row."""
     reports = [report_of(run, t) for run, t in zip(runs, on_common, strict=True)]
     return reports, [table2_row(rep, table, run) for rep, table, run in zip(reports, tables, runs, strict=True)]
+
+
+def _pooled(values: Sequence[Any], pool: list[bool]) -> list[Any]:
+    """The evaluated models' entries of a per-run list (`pool`: which runs are evaluated models)."""
+    return [v for v, keep in zip(values, pool, strict=True) if keep]
 
 
 def _pool_columns(matrix: list[list[int]], pool: list[bool]) -> list[list[int]]:
@@ -575,7 +586,10 @@ def significant_best(
 
 def _best_and_runners(rows: Sequence[PanelRow | BoardRow], col: str) -> tuple[list[str], list[str]] | None:
     """The runs holding a column's best value and those holding the next one (full-tool runs only in the tool-use
-    and resource columns); None when fewer than two values compete."""
+    and resource columns); None when fewer than two values compete, or the column has no direction (`UNDIRECTED`:
+    calls per turn, which the paper's Table 2 marks neither way)."""
+    if col in UNDIRECTED:
+        return None
     pool = [(r["run"], value) for r in rows if (value := _competing_cell(r, col)) is not None]
     values = sorted({value for _, value in pool}, reverse=col not in LOWER_IS_BETTER)
     if len(values) < 2:

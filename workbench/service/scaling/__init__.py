@@ -56,11 +56,13 @@ from workbench.service.scaling.strategies import (
     strategy_studies,
 )
 from workbench.service.scaling.studies import StudyPlan, StudyRequest, check_plan, judge_study, plan_study
+from workbench.service.scaling.task_subsets import SUBSETS, task_subset
 from workbench.service.scaling.tools import parse_counts, parse_details, tools_group, tools_report, tools_specs
 
 __all__ = [
     "AXES",
     "COMPARISON_RULE",
+    "SUBSETS",
     "TIE_RULE",
     "UNBOUNDED_TOKENS",
     "ParallelStudy",
@@ -104,6 +106,7 @@ __all__ = [
     "strategy_of",
     "strategy_studies",
     "subsets",
+    "task_subset",
     "tools_group",
     "tools_report",
     "tools_specs",

@@ -5,6 +5,7 @@ its K samples per task, the same `ParallelStudy` a run sampled here gives, from 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from stats.judges import judge_quality
@@ -15,6 +16,7 @@ from workbench.service.scaling.parallel_records import Costs, ParallelStudy
 from workbench.service.scaling.parallel_scores import SELF_JUDGE, ScoredStudy, load_parallel_scores
 from workbench.service.scaling.readings import STUDY_NOTE, JudgeVerdicts, StudyInputs, study_rows
 from workbench.service.scaling.sequential import ScalingInputError
+from workbench.service.scaling.task_subsets import TaskSubset, within
 
 IMPORTED_RULE = (
     "at k: the mean over the k-subsets of the K samples, as unbiased pass@k (all C(K, k) up to 256, else 256 "
@@ -26,10 +28,19 @@ IMPORTED_RULE = (
 
 
 def file_parallel(
-    path: Path, studies: Sequence[str] | None = None, ks: Sequence[int] | None = None, seed: int = 0
+    path: Path,
+    studies: Sequence[str] | None = None,
+    ks: Sequence[int] | None = None,
+    seed: int = 0,
+    tasks: TaskSubset | None = None,
 ) -> list[ParallelStudy]:
-    """Every chosen study of a parallel scores file, read at `ks` (default: every k from 1 to the study's K)."""
-    return [imported_study(study, ks, seed, str(path)) for study in load_parallel_scores(path, studies)]
+    """Every chosen study of a parallel scores file, read at `ks` (default: every k from 1 to the study's K), over
+    the tasks of `tasks` when given (`--tasks`: a subset the study names, or a file of task names)."""
+    chosen = load_parallel_scores(path, studies)
+    if tasks is not None:
+        chosen = [within(study, tasks, path) for study in chosen]
+    out = [imported_study(study, ks, seed, str(path)) for study in chosen]
+    return [replace(study, tasks=tasks.label) for study in out] if tasks is not None else out
 
 
 def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, source: str = "") -> ParallelStudy:

@@ -267,6 +267,7 @@ def make_judge(kind: str, spec: Any, base_url: str | None = None):
         api_key_env=spec.agent_options.get("api_key_env") if same else None,
         client=(spec.agent_options.get("client") or "auto") if same else "auto",
         prompts=spec.prompts,
+        pricing=spec.agent_options.get("pricing"),  # every priced call of the run by its recorded prices
     )
 
 

@@ -560,7 +560,7 @@ def _spend(store: Store, run: RunRow, samples, judge, cost_mode: str = "cache-aw
     (cache-aware), or under `study` repriced from its stored token buckets (`study_judge_rows`), a verdict stored
     without them kept at its stored cost and counted in `judge_unrepriced`.
     """
-    from workbench.service.scaling.costs import study_judge_rows
+    from workbench.service.scaling.costs import run_price, study_judge_rows
 
     out = Spend(
         sampling_usd=_sampling_usd(run, samples, cost_mode),
@@ -574,7 +574,8 @@ def _spend(store: Store, run: RunRow, samples, judge, cost_mode: str = "cache-aw
         rows = store.judgment_costs(run["id"], judge.name)
         if cost_mode == "study" and model:
             verdicts = store.judgment_usage(run["id"], judge.name)
-            rows, out.judge_unrepriced = study_judge_rows(judge.name.removeprefix("llm:"), rows, verdicts)
+            price = run_price(run, judge.name.removeprefix("llm:"))
+            rows, out.judge_unrepriced = study_judge_rows(price, rows, verdicts)
         _judging_spend(out, rows, model=model)
     return out
 
@@ -583,21 +584,24 @@ def _sampling_usd(run: RunRow, samples, cost_mode: str) -> float | None:
     """The samples' cost under `cost_mode` (`costs.trajectory_cost`), None when none of them was priced."""
     from workbench.service.scaling.costs import trajectory_cost
 
-    prices = [trajectory_cost(run["model"], t, cost_mode) for rows in samples for t in rows]
+    prices = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
     costs = [c for c in prices if c is not None]
     return sum(costs) if costs else None
 
 
 def _judging_spend(out: Spend, rows, model: bool) -> None:
     """The judge's totals and the mean price and tokens of one verdict of each kind, into `out`: an offline judge's
-    verdicts cost nothing; a model's unpriced verdicts leave the cost unknown (None)."""
-    out.judge_tokens = int(sum(sum_tokens or 0 for *_, sum_tokens in rows))
+    verdicts add nothing to a strategy's spend and its totals are not measured (None); a model's unpriced verdicts
+    leave the cost unknown (None)."""
     if model:
+        out.judge_tokens = int(sum(sum_tokens or 0 for *_, sum_tokens in rows))
         _model_verdict_prices(out, rows)
         return
+    # an offline judge (the evidence judge) calls no model: a strategy's spend adds nothing for its verdicts, and its
+    # own tokens and cost are not measured (None in the JSON, never 0)
     out.verdict_usd["pointwise"] = out.verdict_usd["pairwise"] = 0.0
     out.verdict_tokens["pointwise"] = out.verdict_tokens["pairwise"] = 0
-    out.judge_usd = 0.0
+    out.judge_usd = out.judge_tokens = None
 
 
 def _model_verdict_prices(out: Spend, rows) -> None:

@@ -210,6 +210,7 @@ class ParallelStudy:
     costs: Costs = field(default_factory=Costs)
     source: str | None = None  # imported: the file read
     null_scores: int = 0  # imported: null scores, counted 0 as the study counts them
+    tasks: str | None = None  # imported through `--tasks`: the subset of the file's tasks read (its name or file)
     success_threshold: float | None = None  # imported: a score at or above it is a success
     study_note: str = ""
 
@@ -218,6 +219,7 @@ class ParallelStudy:
             "run": self.name,
             "origin": self.origin,
             "source": self.source,
+            "tasks": self.tasks,
             "k_max": self.k_max,
             "items": self.items,
             "items_incomplete": self.items_incomplete,

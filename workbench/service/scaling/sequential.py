@@ -375,7 +375,7 @@ def group_levels(store: Store, levels: list[StoredLevel], cost_mode: CostMode = 
                 accuracy_interval=level_interval(rows),
                 **(spent.figures(correct) if measured else NOT_MEASURED_SPEND),
                 **_reach_summary(axis, value, level, profile, reached),
-                **_verifier_spend(cast(StrategySpend, store.strategy_spend(r["id"])), scaling, cost_mode),
+                **_verifier_spend(cast(StrategySpend, store.strategy_spend(r["id"])), r, scaling, cost_mode),
             )
         )
     return out
@@ -432,7 +432,7 @@ def _level_spend(
     out = _Spent()
     for t in level.trajectories:
         own_tokens = (t["tokens"] or 0) - _profile(profile, t)["prefix_tokens"]
-        own_cost = trajectory_cost(level.run["model"], t, cost_mode)
+        own_cost = trajectory_cost(level.run, t, cost_mode)
         key = (t["item_id"], t["replicate"])
         below = chain.get(key, (0.0, None)) if chain is not None else (0.0, None)
         item_tokens, item_cost = below[0] + own_tokens, _add(below[1], own_cost)
@@ -459,18 +459,21 @@ def level_interval(rows: list[TrajectoryRow]) -> WilsonRecord | None:
     return None if interval is None else interval.as_dict()
 
 
-def _verifier_spend(spend: StrategySpend, scaling: dict[str, Any], cost_mode: CostMode) -> StrategySpend:
+def _verifier_spend(spend: StrategySpend, run: RunRow, scaling: dict[str, Any], cost_mode: CostMode) -> StrategySpend:
     """The store's strategy spend of a level, the verifier's calls priced by `cost_mode` as the agent's are (`study`:
-    every input token at the verifier model's input price, App. C.1); its tokens and cost None (not measured) when
-    the verifier is the scripted one (`evidence`: no model, nothing to count)."""
+    every input token at the verifier model's input price, App. C.1, by `costs.run_price`: the run's recorded
+    `[[pricing]]` first); its tokens and cost None (not measured) when the verifier is the scripted one (`evidence`:
+    no model, nothing to count)."""
     verifier = scaling.get("verifier") or "evidence"
     if scaling.get("strategy") != "verifier" or verifier == "evidence":
         return {**spend, "verifier_tokens": None, "verifier_cost_usd": None}
     if cost_mode == "study" and spend["verifier_calls"]:
-        from sandbox.pricing import find_price, study_cost
+        from sandbox.pricing import study_cost
         from sandbox.records import Usage
+        from workbench.service.scaling.costs import run_price
 
-        return {**spend, "verifier_cost_usd": study_cost(find_price(verifier), Usage(**spend["verifier_usage"]))}
+        price = run_price(run, verifier)
+        return {**spend, "verifier_cost_usd": study_cost(price, Usage(**spend["verifier_usage"]))}
     return spend
 
 

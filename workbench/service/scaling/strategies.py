@@ -20,7 +20,7 @@ COMPARISON_RULE = (
     "per strategy its own group's plateau (k* = the largest budget reached by a significant gain); per "
     "level: accuracy with its 95% Wilson interval (clustered by item when items have replicates: Wilson at the "
     "effective n = trajectories ÷ design effect), the agent's cumulative "
-    "tokens per item and cost, and the verifier's calls, tokens and cost (not charged to the agent)"
+    "tokens per trajectory and cost, and the verifier's calls, tokens and cost (not charged to the agent)"
 )
 
 
@@ -155,15 +155,19 @@ def _differences(studies: list[StrategyStudy], designs: dict[str, _Design]) -> l
 
 
 def _study(group: str, result: Plateau) -> StrategyStudy:
-    """A group's plateau as the comparison shows it: each level with its interval's bounds and tokens per item."""
+    """A group's plateau as the comparison shows it: each level with its interval's bounds and its tokens per
+    trajectory."""
     levels = []
     for level in result.get("levels", []):
         ci = level["accuracy_interval"]
-        per_item = (
+        # the level's cumulative tokens over its trajectories (with T trials an item has T of them): per trajectory
+        per_trajectory = (
             level["tokens_cumulative"] / level["n"] if level["n"] and level["tokens_cumulative"] is not None else None
         )
         levels.append(
-            StrategyLevel(**level, accuracy_ci=[ci["low"], ci["high"]] if ci else None, tokens_per_item=per_item)
+            StrategyLevel(
+                **level, accuracy_ci=[ci["low"], ci["high"]] if ci else None, tokens_per_trajectory=per_trajectory
+            )
         )
     return StrategyStudy(
         group=group,

@@ -534,13 +534,18 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def action_delete(self) -> None:
         from workbench.service.errors import StoreError
-        from workbench.service.stores import delete_run
+        from workbench.service.stores import delete_run, stored_trajectories
         from workbench.tui.screens.dialogs import ConfirmModal
+        from workbench.views.cells import held_trajectories
 
         name = self.current_name()
         if not name or self._busy(name, "delete"):
             return
-        row = next(r for r in self.rows if r["name"] == name)
+        try:
+            held = held_trajectories(*stored_trajectories(self.app.store, name))
+        except StoreError as exc:  # deleted meanwhile
+            self.notify(str(exc), severity="error")
+            return
 
         def done(yes: bool | None) -> None:
             if yes:
@@ -556,7 +561,7 @@ class RunsScreen(WorkbenchNode, Screen):
 
         self.app.push_screen(
             ConfirmModal(
-                f"Delete run '{name}' and its {row['done']} trajectories (every stored step)? This cannot be undone.",
+                f"Delete run '{name}' and its {held} (every stored step)? This cannot be undone.",
                 "Delete",
                 "Delete run",
             ),

@@ -13,6 +13,14 @@ from workbench.service.reports.panel_tables.grouping import first_replicate
 
 MOVED_AXES = ("PR st", "PR mt", "SR st", "SR mt", "Conv st", "Conv mt", "calls/turn")
 GENERATION = re.compile(r"^[a-z]+[-_ ]?(\d+(?:\.\d+)?)(?![\d.])")
+ACTIVE_PARAMETERS = re.compile(r"-a\d+(?:\.\d+)?b(?![a-z0-9])")  # `-a3b`, `-A4B`: a mixture of experts' active size
+
+
+def architecture(model: str | None) -> str:
+    """A model's architectural cohort for Figure 2: `moe` when its name carries an active-parameter suffix
+    (`qwen3-30b-a3b`, `Qwen/Qwen3.6-35B-A3B`, `gemma-4-26b-a4b`), else `dense` (`qwen3-32b`, `gemma-3-27b-it`)."""
+    name = (model or "").rsplit("/", 1)[-1].lower()
+    return "moe" if ACTIVE_PARAMETERS.search(name) else "dense"
 
 
 def generation(model: str | None) -> tuple[int, ...] | None:
@@ -26,16 +34,18 @@ def generation(model: str | None) -> tuple[int, ...] | None:
 
 
 def figure2(rows: list[PanelRow], tables: list[Table]) -> list[GenerationGap]:
-    """Within-family generation gaps (see LEGEND["figure2"]): in each family, the evaluated runs by the generation
-    their model string names; every run of one generation against every run of the next (Gemma 3 → 4, Qwen 3 →
-    3.5 → 3.6), Δ accuracy and its McNemar p on one basis (replicate 0, the items both answered)."""
-    cohorts: dict[str, dict[tuple[int, ...], list[int]]] = {}
+    """Within-family generation gaps (see LEGEND["figure2"]): in each family and architectural cohort (dense with
+    dense, MoE with MoE: `architecture`), the evaluated runs by the generation their model string names; every run
+    of one generation against every run of the next (Gemma 3 → 4; dense Qwen 3 → 3.5; the Qwen MoE lineage 3.5 →
+    3.6 — a dense → MoE step is no generation step), Δ accuracy and its McNemar p on one basis (replicate 0, the
+    items both answered)."""
+    cohorts: dict[tuple[str, str], dict[tuple[int, ...], list[int]]] = {}
     for i, row in enumerate(rows):
         gen, family = generation(row["model"]), row["family"]
         if family and gen is not None:
-            cohorts.setdefault(family, {}).setdefault(gen, []).append(i)
+            cohorts.setdefault((family, architecture(row["model"])), {}).setdefault(gen, []).append(i)
     out = []
-    for fam, gens in sorted(cohorts.items()):
+    for (fam, _arch), gens in sorted(cohorts.items()):
         steps = sorted(gens)
         for older_gen, newer_gen in itertools.pairwise(steps):
             for old in sorted(gens[older_gen], key=lambda i: rows[i]["run"]):

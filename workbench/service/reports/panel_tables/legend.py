@@ -11,11 +11,13 @@ LEGEND = {
     "— with each group's conversion and the same items' closed-book accuracy (the panel's closed-book "
     "runs on that dataset; — without one). Needs the dataset's labels: without the corpus it is left out.",
     "table19": "Table 19 (closed-book accuracy by stratum, per tier): the closed-book runs of each tier pooled, "
-    "accuracy per the item's venue, its seed paper's year and the rank-based quartile of the seed's "
-    "citation count among the items (Q1 lowest), both read from the seed's graph node where the release "
-    "carries them (citationCount; the built-in benchmark carries both). Year and "
+    "accuracy per the item's venue, its seed paper's year and the rank-based quartile among the items (Q1 lowest) "
+    "of its citation count, the maximum over its gold papers (App. E: 'each sample takes the maximum over its "
+    "gold papers'), read from the graph nodes where the release carries them (year, citationCount; the built-in "
+    "benchmark carries both). Year and "
     "quartile need the dataset (opened from the corpus cache).",
-    "table3": "Table 3 (action after a wrong-paper read), the paper's overlapping categories: per wrong-paper read, "
+    "table3": "Table 3 (action after a wrong-paper read: a read of any paper not gold for the item, seed and bridge "
+    "included), the paper's overlapping categories: per wrong-paper read, "
     "up to and including the next read_section: Recover (that read is of a gold paper), Stay (of a "
     "non-gold paper), Think / Re-nav / Submit (a think, another navigation call, a submit before it); "
     "an event may count in several, each share is over all events (stats.panel_measures).",
@@ -23,12 +25,15 @@ LEGEND = {
     "paper recall)) and mean tokens per replicate: mean, population SD, range; rank stability = "
     "Kendall's τ-b between the runs' values at each pair of replicates all of them have (preserved: τ = 1 "
     "for every pair).",
-    "figure2": "Figure 2 (within-family generation gap): a family's cohort is its evaluated runs whose model string "
-    "names a generation right after the lineage's name (gemma-3-27b → 3, qwen3.5-27b → 3.5; claude-opus-4-6 "
-    "names none, and two sizes of one generation are no gap); every run of one generation against every run "
-    "of the next (Gemma 3 → 4, Qwen 3 → 3.5 → 3.6): Δ accuracy newer − older and the exact McNemar p on one "
-    "basis (replicate 0, the items both answered), and the Table 2 axes that moved by 5 points or more. "
-    "'run' is the newer run (the CSV's run column), 'older' the other.",
+    "figure2": "Figure 2 (within-family generation gap): a cohort is a family's evaluated runs of one architecture "
+    "(the paper: 'within the same architectural cohort' — dense with dense, MoE with MoE; a model string with an "
+    "active-parameter suffix such as -a3b is MoE, any other dense; runs tagged with different families are different "
+    "cohorts) whose model string names a generation right after the lineage's name (gemma-3-27b → 3, qwen3.5-27b → "
+    "3.5; claude-opus-4-6 names none, and two sizes of one generation are no gap); every run of one generation "
+    "against every run of the next in its cohort (Gemma 3 → 4, dense Qwen 3 → 3.5, the Qwen MoE lineage 3.5 → 3.6; a "
+    "dense → MoE step is no generation step): Δ accuracy newer − older and the exact McNemar p on one basis "
+    "(replicate 0, the items both answered), and the Table 2 axes that moved by 5 points or more. 'run' is the newer "
+    "run (the CSV's run column), 'older' the other.",
     "table4": "Table 4: for each agent, model and seed with a closed-book, a no-search and a full run in the "
     "panel, the accuracies on the items all three answered (replicate 0) and each step's Δ with the exact McNemar p "
     "between adjacent settings.",
@@ -43,10 +48,14 @@ LEGEND = {
     "items both recalled — McNemar's exact test with one trajectory per item, the exact sign test on per-item "
     "conversions with replicates; 'separated' where p < 0.05 in the higher run's direction. Ranks are read only "
     "where a step separates.",
-    "table13": "Table 13 (our reading of its Sig. counts): every pair of evaluated runs tested on accuracy over the "
-    "common items (McNemar's exact test; the sign test on per-item accuracies with replicates), Holm-adjusted "
-    "across all pairs; per run, Sig. > = runs it beats and Sig. < = runs that beat it at Holm p < 0.05, the "
-    "unadjusted counts beside.",
+    "table13": "Table 13 (bigram Δ-accuracy, the paper's): per tool bigram present in at least half of the evaluated "
+    "models (full-tool runs; never an ablation run, as α), its mean Δ-accuracy over the models where Δ is defined "
+    "(accuracy with the bigram − without, each model's own trajectories), Sig. count = models where it is "
+    "significant (Fisher's exact, Bonferroni over the 49 bigrams, p < 0.05) and models = those it occurs in.",
+    "pairwise_accuracy": "Pairwise accuracy tests (ours, not the paper's Table 13): every pair of evaluated runs "
+    "tested on accuracy over the common items (McNemar's exact test; the sign test on per-item accuracies with "
+    "replicates), Holm-adjusted across all pairs; per run, Sig. > = runs it beats and Sig. < = runs that beat it at "
+    "Holm p < 0.05, the unadjusted counts beside.",
     "table14": "Table 14 by tier: each evaluated run's top-1 trigram of tool calls (most occurrences over its own "
     "trajectories, as the fingerprints; ties by name) and its concentration = those occurrences ÷ all the run's "
     "trigram occurrences; per tier the mean concentration.",

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -82,11 +83,18 @@ def fixed_delta(table: Table, cells: dict[str, tuple[int, int, float | None]]) -
 NA_CAPS = ("max_turns", "budget", "token_limit", "error", "answer")
 
 
+def no_parsed_letter(letters: Any) -> np.ndarray:
+    """Which trajectories carry no parsed answer letter: the episode stores −1 for "no letter" (a cap ended it, or
+    the submit was not a letter); None / NaN (not recorded) count as none too."""
+    return np.array([v is None or math.isnan(v) or v < 0 for v in letters], dtype=bool)
+
+
 def table15(rows: list[PanelRow], tables: list[Table]) -> list[Table15Entry]:
+    """Table 15 per run: NA = trajectories with no parsed answer letter (`no_parsed_letter`) ÷ all, by what ended
+    them (the paper's caps; `answer` = a voluntary submit whose answer is not a letter)."""
     out: list[Table15Entry] = []
     for row, table in zip(rows, tables, strict=True):
-        letters = table["predicted_index"]
-        no_letter = np.array([v is None or math.isnan(v) for v in letters], dtype=bool)
+        no_letter = no_parsed_letter(table["predicted_index"])
         ends = table["termination"]
         n = table.n
         by_cap = {cap: int((no_letter & (ends == cap)).sum()) for cap in NA_CAPS}

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import itertools
 
-from workbench.service.records.panel import ColumnTest, PanelRow, SigCounts, Table12, Table12Step, Table13, Table13Pair
+from workbench.service.records.panel import (
+    AccuracyPair,
+    ColumnTest,
+    PairwiseAccuracy,
+    PanelRow,
+    SigCounts,
+    Table12,
+    Table12Step,
+)
 
 LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
 MEAN_COLUMNS = {"calls/turn", "tokens", "turns", "points"}
@@ -73,7 +81,7 @@ def table12(rows: list[PanelRow], per_item: dict[str, dict[str, ItemTerms]], top
     return {"ranked": [r["run"] for r in ranked], "steps": steps}
 
 
-def table13(rows: list[PanelRow], per_item: dict[str, dict[str, ItemTerms]]) -> Table13:
+def pairwise_accuracy(rows: list[PanelRow], per_item: dict[str, dict[str, ItemTerms]]) -> PairwiseAccuracy:
     """Every pair of evaluated runs tested on accuracy (`paired_column_test` on the common items; McNemar's exact
     test with one trajectory per item), Holm-adjusted across the pairs; per run its Sig. counts — how many runs it
     beats and how many beat it at Holm p < 0.05 (and unadjusted, beside)."""
@@ -89,7 +97,7 @@ def table13(rows: list[PanelRow], per_item: dict[str, dict[str, ItemTerms]]) -> 
         for b in rows[i + 1 :]
     ]
     adjusted = holm([test["p"] for _, _, test in tests])
-    pairs: list[Table13Pair] = [
+    pairs: list[AccuracyPair] = [
         {
             "first": first,
             "second": second,
@@ -105,7 +113,7 @@ def table13(rows: list[PanelRow], per_item: dict[str, dict[str, ItemTerms]]) -> 
     return {"pairs": pairs, "sig": sig_counts(rows, pairs)}
 
 
-def sig_counts(rows: list[PanelRow], pairs: list[Table13Pair]) -> list[SigCounts]:
+def sig_counts(rows: list[PanelRow], pairs: list[AccuracyPair]) -> list[SigCounts]:
     """Per run: the runs it beats and the runs that beat it at p < 0.05, Holm-adjusted and unadjusted (a pair
     whose items split evenly has no winner)."""
     counts = {r["run"]: {"wins": 0, "losses": 0, "wins_raw": 0, "losses_raw": 0} for r in rows}

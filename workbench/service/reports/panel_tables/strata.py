@@ -16,12 +16,13 @@ CITATION_KEYS = ("citationCount", "citation_count", "citations")  # a graph node
 
 
 def seed_strata(corpus: Any, item_ids: set[str]) -> dict[str, dict[str, str]]:
-    """Per item: its seed paper's year and the rank-based quartile (Q1 lowest … Q4) of its citation count among
-    these items' seeds, read from the release's graph node of the seed; "unknown" where the node lacks the field
-    (the quartile is left out entirely when no seed carries a count)."""
+    """Per item: its seed paper's year and the rank-based quartile (Q1 lowest … Q4), among these items, of the
+    maximum citation count over its gold papers (App. E: "each sample takes the maximum over its gold papers"),
+    read from the release's graph nodes; "unknown" where the nodes lack the field (the quartile is left out
+    entirely when no item's gold paper carries a count)."""
     years, counts = {}, {}
     for item_id in sorted(item_ids):
-        year, count = _seed_facts(corpus, item_id)
+        year, count = _item_facts(corpus, item_id)
         years[item_id] = year
         if count is not None:
             counts[item_id] = count
@@ -34,18 +35,28 @@ def seed_strata(corpus: Any, item_ids: set[str]) -> dict[str, dict[str, str]]:
     return out
 
 
-def _seed_facts(corpus: Any, item_id: str) -> tuple[str, float | None]:
-    """An item's seed paper's year ("unknown" where its graph node lacks it) and citation count (None: not carried)."""
+def _item_facts(corpus: Any, item_id: str) -> tuple[str, float | None]:
+    """An item's seed paper's year ("unknown" where its graph node lacks it) and the maximum citation count over its
+    gold papers' graph nodes (None: none of them carries one)."""
     item = corpus.item(item_id)
-    node = corpus.view(item).nodes.get(item.seed_paper_id)
-    data = node.data if node is not None else {}
+    nodes = corpus.view(item).nodes
+    seed = nodes.get(item.seed_paper_id)
+    data = seed.data if seed is not None else {}
     year = str(data["year"]) if isinstance(data.get("year"), int) else "unknown"
+    counts = [c for c in (_citation_count(nodes.get(p)) for p in item.gold_paper_ids) if c is not None]
+    return year, max(counts) if counts else None
+
+
+def _citation_count(node: Any) -> float | None:
+    """A graph node's citation count, under whichever key the release gives it (None: no node, or not carried)."""
+    data = node.data if node is not None else {}
     count = next((data[k] for k in CITATION_KEYS if isinstance(data.get(k), int | float)), None)
-    return year, None if count is None else float(count)
+    return None if count is None else float(count)
 
 
 def _citation_quartiles(counts: dict[str, float]) -> dict[str, str]:
-    """Each item's rank-based quartile of its seed's citation count among the items (Q1 lowest)."""
+    """Each item's rank-based quartile of its citation count (the maximum over its gold papers) among the items (Q1
+    lowest)."""
     from stats.significance import average_ranks
 
     ids = list(counts)
