@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -168,7 +169,7 @@ class RunsScreen(WorkbenchNode, Screen):
         self.sort_reverse = False
         self._version: int | None = None
         self._job_states: tuple = ()
-        self.marked: list[str] = []  # at most two, oldest first: the runs `c` compares
+        self.marked: list[str] = []  # in the order marked: `c` compares two of them, `p` opens a panel of all
         self.widths = (NAME_MAX, AGENT_MAX)  # NAME and AGENT / MODEL clip widths, fitted to the table's width
         self._fitted: tuple[int, int] | None = None
 
@@ -232,6 +233,8 @@ class RunsScreen(WorkbenchNode, Screen):
         active = sum(1 for j in app.jobs.values() if j.active)
         if active:
             title.append(f"  ·  {counted(active, 'run')} in progress")
+        if self.marked:
+            title.append(f"  ·  {len(self.marked)} marked")
         self.query_one("#runs-title", Static).update(title)
 
     def _show_table(self, shown: bool) -> None:
@@ -374,6 +377,12 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.query_one(DataTable).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """↓ in the filter goes to the list, as enter does (the box has no ↓ of its own)."""
+        if event.key == "down" and self.focused is self.query_one("#runs-filter"):
+            event.stop()
+            self.query_one(DataTable).focus()
 
     # ------------------------------------------------------------ actions
 
@@ -546,19 +555,20 @@ class RunsScreen(WorkbenchNode, Screen):
             self.app.relaunch(name)
 
     def action_mark(self) -> None:
-        """Mark (or unmark) the run under the cursor for `c`; marking a third drops the oldest mark."""
+        """Mark (or unmark) the run under the cursor: any number of runs, for the panel (`p`) or two for `c`."""
         name = self.current_name()
         if not name:
             return
         if name in self.marked:
             self.marked.remove(name)
         else:
-            self.marked = ([*self.marked, name])[-2:]
+            self.marked.append(name)
         self.render_rows()
 
     def compare_pair(self) -> list[str]:
         """The runs `c` compares: the two marked, or the one marked and the run under the cursor (fewer when
-        that is all there is; the palette's picker starts from them)."""
+        that is all there is; the palette's picker starts from them); more than two marked: all of them (Compare
+        refuses to choose two among them)."""
         current = self.current_name()
         pair = list(self.marked)
         if len(pair) == 1 and current and current != pair[0]:
@@ -566,8 +576,18 @@ class RunsScreen(WorkbenchNode, Screen):
         return pair
 
     def action_compare(self) -> None:
-        """Compare the two marked runs; with one marked, it against the run under the cursor."""
+        """Compare the two marked runs; with one marked, it against the run under the cursor; with more marked, say
+        that Compare takes two (and that the panel takes them all)."""
         pair = self.compare_pair()
+        if len(pair) > 2:
+            unmark, panel = bound_key(self.app, "runs.mark", "space"), bound_key(self.app, "runs.panel", "p")
+            self.notify(
+                f"{len(pair)} runs are marked: Compare takes two (unmark the others with {unmark}); "
+                f"{panel} opens a panel of all {len(pair)}",
+                severity="warning",
+                timeout=5,
+            )
+            return
         if len(pair) != 2:
             self.notify(
                 "mark two runs with space (or one, and put the cursor on the other), then press c",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -299,6 +300,12 @@ class RunScreen(WorkbenchNode, Screen):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "run-filter":
+            self.query_one("#trajectory-table").focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """↓ in the filter goes to the list, as enter does (the box has no ↓ of its own)."""
+        if event.key == "down" and self.focused is self.query_one("#run-filter"):
+            event.stop()
             self.query_one("#trajectory-table").focus()
 
     # ------------------------------------------------------------ actions
