@@ -24,7 +24,7 @@ from workbench.tui.monitor import EpisodeRow, RunMonitor, Snapshot
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.meters import level, level_style, meter_text
 from workbench.tui.widgets.plaintext import clip, sanitize
-from workbench.tui.widgets.tables import EpisodeTable, clear_rows, column_room
+from workbench.tui.widgets.tables import EpisodeTable, clear_rows, column_room, keep_scrolled
 from workbench.tui.widgets.transcript import TranscriptView, build_entries
 from workbench.views.cells import fraction, usd
 
@@ -175,12 +175,14 @@ class LiveScreen(WorkbenchNode, Screen):
             self._update_rows(table, episodes, rows)
             return
         self._room = room
+        top = table.scroll_y
         clear_rows(table)
         for e, row in zip(episodes, rows, strict=True):
             table.add_row(*row, key=self._row_key(e.key))
         self.shown = keys
         if current in keys:
             table.move_cursor(row=keys.index(current), animate=False)
+        keep_scrolled(table, top)  # the cursor's row stays drawn: enter follows the row the person sees under it
 
     def _update_rows(self, table: DataTable, episodes: tuple[EpisodeRow, ...], rows: list[list[Text]]) -> None:
         """The same episodes in the same order: their cells updated in place (the cursor and scroll stay)."""

@@ -35,6 +35,19 @@ def clear_rows(table: DataTable) -> None:
         column.content_width = column.label.cell_len
 
 
+def keep_scrolled(table: DataTable, top: float) -> None:
+    """Scroll a table whose rows were just replaced (`clear_rows` scrolls it to its top) back to `top`, moved only as
+    far as keeps the cursor's row in view, at once. DataTable scrolls to its cursor after the next refresh: a frame
+    was drawn from the top meanwhile, the cursor's row out of sight (a live table rebuilt ten times a second showed
+    other rows than the one enter follows). Rows one line high."""
+    header = table.header_height if table.show_header else 0
+    body = max(1, (table.scrollable_content_region.height or table.size.height) - header)
+    rows, cursor = table.row_count, table.cursor_row
+    top = min(max(int(top), cursor - body + 1), cursor, max(0, rows - body))
+    table.virtual_size = Size(table.virtual_size.width, rows + header)  # DataTable measures the new rows only on idle
+    table.scroll_to(y=max(0, top), animate=False, immediate=True)
+
+
 def column_room(table: DataTable, widths: Sequence[int], rows: int | None = None) -> int:
     """Cells left for one more column beside columns whose content is `widths` wide (padding and the vertical
     scrollbar counted), so the last column is clipped instead of scrolled off or covered by the scrollbar.
