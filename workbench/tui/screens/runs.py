@@ -171,7 +171,8 @@ class RunsScreen(WorkbenchNode, Screen):
         self._job_states: tuple = ()
         self.marked: list[str] = []  # in the order marked: `c` compares two of them, `p` opens a panel of all
         self.widths = (NAME_MAX, AGENT_MAX)  # NAME and AGENT / MODEL clip widths, fitted to the table's width
-        self._fitted: tuple[int, int] | None = None
+        self._fitted: tuple | None = None  # the widths and the sort mark the rows were last built with
+        self.keys: tuple[str, ...] = ()  # the columns shown: DATA only while the runs' datasets differ
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-title", classes="title-bar")
@@ -184,9 +185,6 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for key, label in COLUMNS:
-            width = 12 if key == "status" else None  # room for "interrupted" and "▶ 12.3/s"
-            table.add_column(Text(label + "  "), key=key, width=width)  # room for the sort arrow
         self.reload(force=True)
         self.set_interval(1.0, self.poll, name="runs-poll")
         if self.rows:
@@ -233,6 +231,8 @@ class RunsScreen(WorkbenchNode, Screen):
         active = sum(1 for j in app.jobs.values() if j.active)
         if active:
             title.append(f"  ·  {counted(active, 'run')} in progress")
+        if "dataset" not in self.keys and self.rows:  # one dataset for every run: said once, not on each row
+            title.append(f"  ·  every run on {sanitize(dataset_label(self.rows[0]['dataset']))}")
         if self.marked:
             title.append(f"  ·  {len(self.marked)} marked")
         self.query_one("#runs-title", Static).update(title)
@@ -299,19 +299,45 @@ class RunsScreen(WorkbenchNode, Screen):
             status_text,
         ]
 
+    def _shown(self, cells: list[Any]) -> list[Any]:
+        """A row's cells of the columns shown."""
+        return [cell for (key, _), cell in zip(COLUMNS, cells, strict=True) if key in self.keys]
+
+    def _label(self, key: str, label: str) -> str:
+        """A column's header: the sort arrow on the column the rows are sorted by (the others take no room for it)."""
+        return label + ((" ▼" if self.sort_reverse else " ▲") if key == self.sort_column else "")
+
+    def _columns(self) -> bool:
+        """Show DATA only while the runs' datasets differ (one dataset is said in the title): the room goes to
+        NAME and AGENT / MODEL at 80 columns. Whether the columns changed (the rows are then rebuilt)."""
+        uniform = len({dataset_label(r["dataset"]) for r in self.rows}) == 1
+        keys = tuple(key for key, _ in COLUMNS if not (uniform and key == "dataset"))
+        if keys == self.keys:
+            return False
+        self.keys = keys
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        for key, label in COLUMNS:
+            if key in keys:
+                table.add_column(Text(self._label(key, label)), key=key)
+        self._title()
+        return True
+
     def _fit(self, rows: list[RunListing]) -> bool:
         """Fit NAME and AGENT / MODEL to the table's width, so DONE, ACC and STATE stay in view at 80 columns;
-        whether the widths changed (a DataTable column only ever widens: the rows are then rebuilt)."""
+        whether the widths or the sort mark changed (a DataTable column only ever widens: the rows are then
+        rebuilt). Each other column is as wide as its cells and header, the sort arrow only on the sorted one."""
         table = self.query_one(DataTable)
         self.widths = (NAME_MAX, AGENT_MAX)
-        cells = [self._cells(row) for row in rows]
-        content = [max([len(label) + 2, *(c[i].cell_len for c in cells)]) for i, (_, label) in enumerate(COLUMNS)]
-        content[-1] = max(content[-1], 12)  # STATE has a fixed width
+        cells = [self._shown(self._cells(row)) for row in rows]
+        labels = [self._label(key, label) for key, label in COLUMNS if key in self.keys]
+        content = [max([len(label), *(c[i].cell_len for c in cells)]) for i, label in enumerate(labels)]
         room = column_room(table, content[2:], len(rows)) - 2 * table.cell_padding  # NAME and AGENT share the rest
-        floors = (max(TEXT_MIN, len(COLUMNS[0][1]) + 2), max(TEXT_MIN, len(COLUMNS[1][1]) + 2))  # header + sort mark
+        floors = (max(TEXT_MIN, len(labels[0])), max(TEXT_MIN, len(labels[1])))  # a column is never below its header
         fitted = text_widths(content[0], content[1], room, floors)
-        changed = fitted != self._fitted
-        self.widths = self._fitted = fitted
+        changed = (fitted, self.sort_column, self.sort_reverse) != self._fitted
+        self.widths = fitted
+        self._fitted = (fitted, self.sort_column, self.sort_reverse)
         return changed
 
     def on_resize(self) -> None:
@@ -321,17 +347,18 @@ class RunsScreen(WorkbenchNode, Screen):
     def _fill(self, rows: list[RunListing]) -> None:
         table = self.query_one(DataTable)
         names = [r["name"] for r in rows]
+        columns = self._columns()
         self._label_columns()
         refit = self._fit(rows)
-        if not refit and names == self.shown:
+        if not (refit or columns) and names == self.shown:
             for row in rows:
-                for (key, _), value in zip(COLUMNS, self._cells(row), strict=True):
+                for key, value in zip(self.keys, self._shown(self._cells(row)), strict=True):
                     table.update_cell(row["name"], key, value, update_width=True)
             return
         current, position = self.current_name(), table.cursor_row
         clear_rows(table)
         for row in rows:
-            table.add_row(*self._cells(row), key=row["name"])
+            table.add_row(*self._shown(self._cells(row)), key=row["name"])
         self.shown = names
         if current in names:
             table.move_cursor(row=names.index(current), animate=False)
@@ -340,11 +367,10 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def _label_columns(self) -> None:
         table = self.query_one(DataTable)
-        arrow = " ▼" if self.sort_reverse else " ▲"
         for key, label in COLUMNS:
             column = table.columns.get(ColumnKey(key))
             if column is not None:
-                want = label + (arrow if key == self.sort_column else "  ")
+                want = self._label(key, label)
                 if str(column.label) != want:
                     column.label = Text(want)
         table.refresh()
