@@ -425,6 +425,9 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     judge = _judge(args, spec)
     if args.judge_trials > 1 and judge is None:
         raise UsageError("--judge-trials needs a judge (--judge evidence, same or a model)")
+    note = scaling.identical_samples_note(spec)
+    if note:
+        sys.stderr.write(f"warning: {note}\n")
     store = _held(open_store(paths.new_store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     report = asyncio.run(
