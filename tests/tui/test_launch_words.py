@@ -25,3 +25,23 @@ async def test_every_placeholder_fits_its_field(seeded, size):
         }
         assert cut == {}
         assert app.screen.query_one("#workers", Input).value == str(DEFAULT_WORKERS)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (160, 45)], ids=["80x24", "120x36", "160x45"])
+async def test_tab_moves_through_the_form_without_resizing_it(seeded, size):
+    """The form kept its layout through the fields (issue 44 §17 saw it widen on the first Tab; not reproduced on
+    this code: this holds it)."""
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await pilot.press("n")
+        await settle(pilot, app)
+
+        def widths() -> dict[str, int]:
+            return {str(w.id): w.size.width for w in app.screen.query("Input, Select") if w.id}
+
+        first = widths()
+        for _ in range(6):
+            await pilot.press("tab")
+            await settle(pilot, app, rounds=1)
+            assert widths() == first
