@@ -188,3 +188,24 @@ async def test_compare_names_the_row_under_the_cursor_in_words(seeded):
         await settle(pilot, app)
         assert "each run's conversion over its own recalled items" in str(words.render())
         assert "each run's conversion" in drawn(app)  # on screen at 80×24, not below the fold
+
+
+async def test_a_second_dataset_brings_the_data_column_back_and_the_cursor_stays(seeded):
+    """DATA is said once in the title while every run is on one dataset; a run on another brings the column back,
+    the cursor on the run it was on."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert "dataset" not in screen.keys and "every run on builtin" in str(screen.query_one("#runs-title").render())
+        await pilot.press("down", "down")
+        await settle(pilot, app)
+        here = screen.current_name()
+        store = Store(seeded)
+        store.update_run(store.run("heur-s0")["id"], dataset="/data/release-b")
+        store.close()
+        screen.reload(force=True)
+        await settle(pilot, app)
+        assert "dataset" in screen.keys and "every run on" not in str(screen.query_one("#runs-title").render())
+        assert screen.current_name() == here
+        assert any("release-b" in line for line in screen_lines(app))

@@ -347,6 +347,7 @@ class RunsScreen(WorkbenchNode, Screen):
     def _fill(self, rows: list[RunListing]) -> None:
         table = self.query_one(DataTable)
         names = [r["name"] for r in rows]
+        current, position = self.current_name(), table.cursor_row  # before the columns change (the cursor goes)
         columns = self._columns()
         self._label_columns()
         refit = self._fit(rows)
@@ -355,7 +356,6 @@ class RunsScreen(WorkbenchNode, Screen):
                 for key, value in zip(self.keys, self._shown(self._cells(row)), strict=True):
                     table.update_cell(row["name"], key, value, update_width=True)
             return
-        current, position = self.current_name(), table.cursor_row
         clear_rows(table)
         for row in rows:
             table.add_row(*self._shown(self._cells(row)), key=row["name"])
