@@ -11,7 +11,7 @@ import pytest
 
 from tests.cli_inprocess import batch
 from workbench.service.launch import LaunchRequest, run_spec
-from workbench.service.scaling import identical_samples_note
+from workbench.service.scaling.studies import identical_samples_note
 
 
 def spec_of(agent: str, **options):

@@ -55,14 +55,7 @@ from workbench.service.scaling.strategies import (
     strategy_groups,
     strategy_studies,
 )
-from workbench.service.scaling.studies import (
-    StudyPlan,
-    StudyRequest,
-    check_plan,
-    identical_samples_note,
-    judge_study,
-    plan_study,
-)
+from workbench.service.scaling.studies import StudyPlan, StudyRequest, check_plan, judge_study, plan_study
 from workbench.service.scaling.tools import parse_counts, parse_details, tools_group, tools_report, tools_specs
 
 __all__ = [
@@ -85,7 +78,6 @@ __all__ = [
     "group_levels",
     "group_plateau",
     "group_scores",
-    "identical_samples_note",
     "imported_study",
     "is_stored_judge",
     "judge_run",
