@@ -157,6 +157,15 @@ class Label:
     method: str  # a step of `sandbox.sections.LABEL_METHODS`, or unresolved | unknown_paper
 
 
+# an item's consensus tier as the release grades its filters' agreement, strictest first: reports list them so
+CONSENSUS_TIERS = ("gold", "silver", "bronze")
+
+
+def consensus_order(tier: str) -> tuple[int, str]:
+    """A sort key putting consensus tiers in CONSENSUS_TIERS' order, any other after them alphabetically."""
+    return (CONSENSUS_TIERS.index(tier) if tier in CONSENSUS_TIERS else len(CONSENSUS_TIERS), tier)
+
+
 class QARow(TypedDict, total=False):
     """A QA row of a release as the import checked it (`sandbox.release.check_item`) and the corpus keeps it, its
     gold, bridge and seed arXiv ids the graph's; `item_from_row` makes the Item of it (the reference loader's
@@ -218,6 +227,9 @@ class Item:
     def kind(self) -> str:
         """`st` or `mt`, the split every report uses."""
         return "mt" if self.multi_target else "st"
+
+
+DEFAULT_WORKERS = 8  # episodes played at once unless a run says: `run --workers`, the launch form's Workers, RunSpec
 
 
 @dataclass(frozen=True)

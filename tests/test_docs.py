@@ -229,6 +229,7 @@ SCREEN_PAGES = {
     "itemview.ItemScreen": "items.md",
     "audit.AuditScreen": "audit.md",
     "play.PlayScreen": "play.md",
+    "dialogs.LeaveModal": "play.md",  # leaving a half-played item: y next item, l the session
     "play_setup.PlaySetupScreen": "play.md",
     "leaderboard.LeaderboardScreen": "leaderboard.md",
     "campaign.CampaignScreen": "campaign.md",

@@ -51,11 +51,11 @@ def test_a_new_form_holds_a_new_runs_defaults_and_names_it_as_the_cli_would():
         "auto",
     )
     assert (new.budget, new.max_turns, new.max_tokens) == (str(Caps.budget), str(Caps.max_turns), "200000")
-    assert (new.workers, new.replicates, new.seed, new.limit, new.extra_kind) == ("4", "1", "0", "", "none")
+    assert (new.workers, new.replicates, new.seed, new.limit, new.extra_kind) == ("8", "1", "0", "", "none")
     form = LaunchForm({"heuristic-builtin"}, llm_ok=False)
     assert form.fields.name == "heuristic-builtin-2" and not form.name_typed
     spec = form.check().spec
-    assert spec is not None and (spec.caps.budget, spec.workers, spec.limit, spec.dataset) == (30, 4, None, "builtin")
+    assert spec is not None and (spec.caps.budget, spec.workers, spec.limit, spec.dataset) == (30, 8, None, "builtin")
 
 
 @pytest.mark.parametrize(
@@ -303,3 +303,18 @@ def test_a_folder_run_is_resumed_through_hf_with_a_note_that_the_files_are_compa
         "starting resumes 'shared' if its data holds the same files as the stored run's release "
         "(their fingerprints are compared when the run starts)"
     ]
+
+
+def test_the_launch_form_the_cli_and_a_run_share_one_default_for_workers():
+    """Workers: the form said 4 where `run` uses 8 (issue 44 §17); one constant now, the CLI's 8."""
+    from sandbox.records import DEFAULT_WORKERS
+    from sandbox.runner import RunSpec
+    from workbench.cli.parser import build_parser
+    from workbench.service.launch import LaunchRequest
+
+    args = build_parser().parse_args(["run"])
+    assert DEFAULT_WORKERS == 8
+    assert args.workers == DEFAULT_WORKERS == LaunchRequest(dataset="builtin", agent="heuristic").workers
+    assert LaunchFields().workers == str(DEFAULT_WORKERS) and RunSpec(name="x", dataset="d", agent="a").workers == 8
+    spec = LaunchForm(set(), llm_ok=False).check().spec
+    assert spec is not None and spec.workers == DEFAULT_WORKERS

@@ -603,6 +603,20 @@ def test_figures_2_and_4_are_terminal_plots_of_the_panels_numbers(cohort_panel, 
     assert sum(sum(c.values()) for c in fig4["consensus_tier"].values()) == n_items
 
 
+def test_figure_4_lists_the_consensus_tiers_in_their_order_not_the_alphabet(cohort_panel):
+    """gold, silver, bronze (the release's order, strictest consensus first), not bronze, gold, silver (issue 44
+    §17); in the panel's numbers and on the plot's axis."""
+    from sandbox.records import CONSENSUS_TIERS
+    from workbench.views import panel_figures
+
+    _, panel = cohort_panel
+    tiers = list(panel["tables"]["figure4"]["consensus_tier"])
+    assert set(tiers) == {"gold", "silver", "bronze"}
+    assert tiers == [t for t in CONSENSUS_TIERS if t in tiers] == ["gold", "silver", "bronze"]
+    axis = next(line for line in panel_figures.figure4_text(panel, 120, 16).splitlines() if "tier gold" in line)
+    assert axis.index("tier gold") < axis.index("tier silver") < axis.index("tier bronze")
+
+
 def test_the_csv_export_carries_every_table_tidy(tables_db, capsys):
     """`report --panel --format csv`: one tidy CSV with a `table` column — Table 2 and every further table and
     figure — and its numbers are the JSON's (Table 19's strata and Figure 4's buckets read back here)."""

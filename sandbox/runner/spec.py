@@ -9,7 +9,7 @@ from typing import Any
 from sandbox.episode import RetryPolicy
 from sandbox.extra_tools.registry import SettingRecord, setting_identity
 from sandbox.prompts import DEFAULT_PROMPTS, Prompts, caps_for_ablation
-from sandbox.records import Caps, VerifierOptions
+from sandbox.records import DEFAULT_WORKERS, Caps, VerifierOptions
 from sandbox.shard import Shard
 
 PROFILE = "agenthop-v1"
@@ -43,7 +43,7 @@ class RunSpec:
     caps: Caps = field(default_factory=Caps)
     ablation: str = "full"
     replicates: int = 1
-    workers: int = 4
+    workers: int = DEFAULT_WORKERS
     item_ids: tuple[str, ...] = ()
     question_type: str | None = None  # "single-target" | "multi-target" (or st/mt)
     depth: int | None = None

@@ -456,5 +456,5 @@ async def test_the_runs_list_says_unpriced_as_the_cli_does(local_llm_run, seeded
         await pilot.pause()
         home = app.screen
         table = home.query_one(DataTable)
-        cost = str(table.get_cell_at((home.shown.index("local"), 5))).strip()
+        cost = str(table.get_cell("local", "cost")).strip()  # by its key: DATA shows only while datasets differ
         assert cost == "unpriced"

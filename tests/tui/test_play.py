@@ -126,9 +126,9 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
         await until(pilot, lambda: screen.session.state == "playing" and screen.session.agent.waiting)
         assert screen.session.item.id == "st_0002" and screen.query_one("#meter-points").reading[0] == 0
         await act(pilot, screen, "1", "enter")
-        await pilot.press("escape")  # leave in the middle of st_0002: asked first
+        await pilot.press("escape")  # leave in the middle of st_0002 (the last item): asked first
         await pilot.pause()
-        await pilot.press("y")
+        await pilot.press("l")  # the session
         await until(
             pilot,
             lambda: (

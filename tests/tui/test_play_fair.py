@@ -161,7 +161,7 @@ async def test_changing_player_or_session_resets_the_items_to_a_random_sample(se
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, app, ["st_0001", "st_0002"])
         await act(pilot, screen, "1", "enter")
-        await pilot.press("escape", "y")  # leave st_0001 midway: ana's session has unfinished items
+        await pilot.press("escape", "l")  # leave the session midway through st_0001: it has unfinished items
         await until(pilot, lambda: not isinstance(app.screen, PlayScreen))
         await settle(pilot, app)
         app.play_items("builtin")  # the session setup

@@ -9,7 +9,7 @@ from tui_support import make_app
 
 from tests.textual_private import messages
 from workbench.tui.forms.tool_call import ANSWER_RULE, TOOLS
-from workbench.tui.screens.dialogs import ConfirmModal
+from workbench.tui.screens.dialogs import LeaveModal
 from workbench.tui.screens.runs import RunsScreen
 
 NARROW = (80, 30)
@@ -36,10 +36,10 @@ async def test_leaving_before_any_tool_call_is_not_called_resumed(seeded, monkey
         screen = await start(pilot, app, ["st_0001"])
         await pilot.press("escape", "escape")  # the item in full (80 columns) back to the transcript, then leave
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmModal)
+        assert isinstance(app.screen, LeaveModal)
         text = app.screen.message
         assert "no tool call" in text and "resumed" not in text
-        await pilot.press("y")
+        await pilot.press("l")
         await until(pilot, lambda: isinstance(app.screen, RunsScreen))
         screen = await start(pilot, app, ["st_0001"])  # the same item again: a fresh play, not marked
         assert screen.session.plan.mark("st_0001") is None

@@ -223,3 +223,25 @@ async def test_a_parallel_study_is_drawn_while_it_samples(tmp_path, monkeypatch)
             await until(pilot, lambda: job.status == "done", rounds=2000)
             await settle(pilot, app)
             assert "pointwise" in screen.result["per_k"][0]
+
+
+async def test_a_parallel_study_of_the_oracle_says_its_samples_are_identical(tmp_path):
+    """Issue 44 §18: K samples of a deterministic agent are one sample K times (a flat plot): said as it launches."""
+    app = make_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot, app)
+        await app.push_screen(ScalingScreen(plateau_options=BOOT))
+        await settle(pilot, app)
+        await pilot.press("n")
+        await pilot.pause()
+        await fill(
+            pilot,
+            app,
+            **{"study-kind": "parallel", "study-name": "P", "study-agent": "oracle", "study-limit": "2"},
+        )
+        await fill(pilot, app, **{"study-ks": "1,2", "study-judge": "none"})
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert app.studies["P"].status == "done"
+        notes = [n.message for n in app._notifications if "identical" in n.message]
+        assert len(notes) == 1 and notes[0].startswith("the oracle agent is deterministic")

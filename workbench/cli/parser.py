@@ -408,13 +408,13 @@ def add_prompts_argument(p: argparse.ArgumentParser) -> None:
 
 def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("table", "json")) -> None:
     """The flags of `run`, shared by `scale sequential` and `scale parallel` (their names are a contract)."""
-    from sandbox.records import Caps  # the protocol's caps are the flags' defaults
+    from sandbox.records import DEFAULT_WORKERS, Caps  # the protocol's caps are the flags' defaults
 
     p.add_argument("--data", default="builtin", help=DATA_HELP)
     p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
     p.add_argument("--run", dest="run_name", type=_run_name, help="run name (re-use it to resume)")
     p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
-    p.add_argument("--workers", type=_bounded("workers"), default=8)
+    p.add_argument("--workers", type=_bounded("workers"), default=DEFAULT_WORKERS)
     p.add_argument("--limit", type=_bounded("limit"))
     p.add_argument("--ids", help="comma-separated item ids")
     p.add_argument("--question-type", choices=("single-target", "multi-target", "st", "mt"))

@@ -400,6 +400,7 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     from workbench.cli.progress import JudgingProgress
     from workbench.cli.render.scaling import print_parallel
     from workbench.service import paths, scaling
+    from workbench.service.scaling.studies import identical_samples_note
     from workbench.service.stores import open_store
 
     if args.scores:
@@ -427,6 +428,9 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     judge = _judge(args, spec)
     if args.judge_trials > 1 and judge is None:
         raise UsageError("--judge-trials needs a judge (--judge evidence, same or a model)")
+    note = identical_samples_note(spec)
+    if note:
+        sys.stderr.write(f"warning: {note}\n")
     store = _held(open_store(paths.new_store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     report = asyncio.run(

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sandbox.records import Caps
+from sandbox.records import DEFAULT_WORKERS, Caps
 from storage.json_types import JsonObject, JsonValue
 
 if TYPE_CHECKING:  # named for the annotation only: the registry is imported when a setting is asked for
@@ -96,7 +96,7 @@ class LaunchRequest:
     budget: int = Caps.budget
     max_turns: int = Caps.max_turns
     max_tokens_total: int = Caps.max_tokens_total
-    workers: int = 4
+    workers: int = DEFAULT_WORKERS
     replicates: int = 1
     seed: int = 0
     ids: tuple[str, ...] = ()

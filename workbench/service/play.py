@@ -282,9 +282,12 @@ def session_runner(
     factory: Any,
     on_event: Any = None,
     plan: SessionPlan | None = None,
+    deferred: tuple[str, ...] = (),
 ) -> Runner:
     """The runner of a session: its items chosen (`plan`, else planned here), its spec built, its full item list
     kept in the run once it starts, and each play of an item the player saw before marked when it finishes.
+    `deferred`: items the person left midway in this sitting, not played again in it (the run still lists them,
+    so re-opening the session plays them, marked `resumed` once tool results were seen).
 
     `factory` hands the runner each item's `HumanAgent` (it may be async: see `sandbox.runner.AgentFactory`).
     """
@@ -304,7 +307,8 @@ def session_runner(
         if on_event is not None:
             on_event(e)
 
-    runner = Runner(session_spec(request, chosen.items), corpus, store, factory=factory, on_event=event)
+    items = tuple(i for i in chosen.items if i not in deferred)
+    runner = Runner(session_spec(request, items), corpus, store, factory=factory, on_event=event)
     return runner
 
 

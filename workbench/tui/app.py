@@ -334,7 +334,7 @@ class WorkbenchApp(App[int]):
         from workbench.tui.forms.launch import default_name
 
         name = default_name("heuristic", "builtin", "", set(self.run_names()))
-        self.start_run(run_spec(LaunchRequest(dataset="builtin", agent="heuristic", name=name, workers=4)))
+        self.start_run(run_spec(LaunchRequest(dataset="builtin", agent="heuristic", name=name)))
 
     # ------------------------------------------------------------ campaigns
 

@@ -68,6 +68,40 @@ def _marginal_cell(row: CompareRow, side: CompareSide) -> str:
     return pct(row.get("a_marginal") if side == "a" else row.get("b_marginal")) + counts
 
 
+# what each compared axis measures, in words (the table's names are the paper's short ones: `PR st`, `Conv mt`)
+AXIS_WORDS = {
+    "accuracy": "items answered right",
+    "PR": "paper recall (every gold paper read)",
+    "SR": "section recall (every gold paper's labelled section read)",
+    "Conv": "conversion (right among the items both runs recalled)",
+    "calls/turn": "tool calls per turn that made one",
+    "tokens": "mean tokens per trajectory (the protocol's count)",
+    "turns": "mean turns per trajectory",
+    "points": "mean points spent per trajectory",
+    "MaxTok": "trajectories ended by the token cap",
+    "MaxTurn": "trajectories ended by the turn cap",
+    "MaxBudget": "trajectories ended by the points budget",
+    "Err": "trajectories ended by an error",
+    "API err": "trajectories with an API error",
+}
+MARGINAL_WORDS = "each run's conversion over its own recalled items (right/recalled)"
+SPLIT_WORDS = {"st": "single-target items", "mt": "multi-target items"}
+
+
+def axis_words(axis: str) -> str:
+    """A compared row's name in words: `PR st` → "PR st = paper recall (every gold paper read), single-target
+    items"; a marginal conversion row says it is each run's over its own recalled items."""
+    name, _, rest = axis.partition(" ")
+    split, _, marginal = rest.partition(" ")
+    words = AXIS_WORDS.get(axis) or AXIS_WORDS.get(name)
+    if words is None:
+        return axis
+    if marginal == "marginal":
+        words = MARGINAL_WORDS
+    where = f", {SPLIT_WORDS[split]}" if split in SPLIT_WORDS and axis not in AXIS_WORDS else ""
+    return f"{axis} = {words}{where}"
+
+
 ATTRIBUTION_HEADER = ("wrong answers chose", "A", "B", "Δ rate (B−A)", "95% CI of Δ")
 
 

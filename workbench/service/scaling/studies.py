@@ -60,6 +60,28 @@ class StudyPlan:
     orders: int = 8
     tie_rule: str = "split"
     cost_mode: str = "cache-aware"
+    note: str | None = None  # what to say as it launches (`identical_samples_note`)
+
+
+def identical_samples_note(spec: Any) -> str | None:
+    """What a parallel study of `spec` (K = its replicates) must be told before it runs when its samples of an
+    item cannot differ, or hardly: the oracle draws nothing, an LLM at temperature 0 answers alike, the heuristic's
+    draws only break ties. Its pass@k and every strategy then sit on pass@1 (a flat plot). The paper samples a model
+    at a temperature above 0: the samples are left as the agent makes them, and this says so instead. None when the
+    samples differ."""
+    k = spec.replicates
+    if spec.agent == "oracle":
+        why = f"the oracle agent is deterministic: its {k} samples of an item are identical"
+    elif spec.agent == "heuristic":
+        why = f"the heuristic agent's draws only break ties: most of its {k} samples of an item are identical"
+    elif spec.agent == "llm" and (spec.agent_options or {}).get("temperature") == 0:
+        why = f"temperature 0: the model's {k} samples of an item are (nearly) identical"
+    else:
+        return None
+    return (
+        f"{why}, so pass@k and every strategy stay near pass@1 (a flat plot); sample a model at a temperature "
+        "above 0, as the paper does, or the random agent, to see k at work"
+    )
 
 
 def plan_study(request: StudyRequest) -> StudyPlan:
@@ -146,6 +168,7 @@ def _plan_parallel(request: StudyRequest) -> StudyPlan:
         orders=request.orders,
         tie_rule=request.tie_rule,
         cost_mode=request.cost_mode,
+        note=identical_samples_note(spec),
     )
 
 

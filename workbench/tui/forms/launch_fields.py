@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, TypedDict
 
-from sandbox.records import Caps
+from sandbox.records import DEFAULT_WORKERS, Caps
 from storage.json_types import JsonValue
 from workbench.service.launch import LaunchRequest
 
@@ -34,7 +34,7 @@ class LaunchFields:
     depth: str = "any"
     limit: str = ""
     ids: str = ""
-    workers: str = "4"
+    workers: str = str(DEFAULT_WORKERS)
     replicates: str = "1"
     seed: str = "0"
     name: str = ""

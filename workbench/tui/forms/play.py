@@ -65,6 +65,7 @@ class PlaySession:
     stopped_at: float | None = None
     trajectory: Any = None  # the item's, once it ended
     reveal: list[RevealRow] = field(default_factory=list)
+    deferred: list[str] = field(default_factory=list)  # items left midway in this sitting: re-opening plays them
 
     # ------------------------------------------------------------ the session's course
 
@@ -129,6 +130,18 @@ class PlaySession:
 
     def fail(self) -> None:
         self.state = "failed"
+
+    @property
+    def others_left(self) -> bool:
+        """Whether another item of this sitting waits after the one in play (leaving it then goes on to it)."""
+        return self.planned - self.done > 1
+
+    def leave_item(self) -> None:
+        """Leave the item in play for the next one: it is kept as an abandoned attempt and played again when the
+        session is re-opened (the runner's next sitting leaves it out: `deferred`)."""
+        self.deferred.append(self.item.id)
+        self.state = "starting"
+        self.tool = None
 
     def leave(self) -> None:
         self.state = "left"
@@ -270,12 +283,14 @@ class PlaySession:
     def reveal_hint(self) -> str:
         """The line under the reveal's table (it fits the pane at 80 columns; n, L and esc are in the footer too)."""
         if self.state == "finished":
-            return f" all {self.done}/{self.planned} played · enter steps through a row"
+            left = f" · left midway: {', '.join(self.deferred)} (re-open the session)" if self.deferred else ""
+            return f" all {self.done}/{self.planned} played{left} · enter steps through a row"
         return " n next item · enter steps through a row"
 
     def leave_question(self) -> str:
         """What leaving the item midway does to it, asked before it is done: kept as an abandoned attempt, and a
-        later play of it marked `resumed` once tool results were seen."""
+        later play of it marked `resumed` once tool results were seen; then the two ways out: the next item (`y`,
+        while one is left) or the session (`l`)."""
         session = self.request.session
         if any(step.kind == "tool" for step in self.steps):
             what = (
@@ -288,7 +303,12 @@ class PlaySession:
                 f"You have made no tool call: re-opening the session '{session}' plays it again "
                 "from its first turn as a fresh play."
             )
-        return f"Leave {self.item.id} unfinished? {what}"
+        ways = (
+            "y: on to the next item · l: leave the session"
+            if self.others_left
+            else "It is the last item left in this sitting: l leaves the session."
+        )
+        return f"Leave {self.item.id} unfinished? {what}\n\n{ways}"
 
 
 def reveal_who(row: RevealRow) -> str:

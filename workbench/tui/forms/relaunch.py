@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from sandbox.records import recorded_limits
+from sandbox.records import DEFAULT_WORKERS, recorded_limits
 from workbench.service.launch import AGENTS
 from workbench.tui.forms.launch import validate
 from workbench.tui.forms.launch_fields import LaunchFields
@@ -61,7 +61,7 @@ def _form_values(run: dict[str, Any], config: dict[str, Any], options: dict[str,
         depth=_or(cut.get("depth"), "any"),
         limit=_or(cut.get("limit")),
         ids=", ".join(cut.get("ids") or []),
-        workers=_or(config.get("workers"), "4"),
+        workers=_or(config.get("workers"), str(DEFAULT_WORKERS)),
         replicates=_or(run.get("replicates"), "1"),
         seed=_or(run.get("seed"), "0"),
         name=run["name"],

@@ -33,7 +33,9 @@ from workbench.tui.widgets.itempane import options_text
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.stepview import StepView
+from workbench.tui.widgets.wide import ColumnsMoved, ScrollHint, WideTable
 from workbench.views.cells import counted
+from workbench.views.compare import axis_words
 
 CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
 
@@ -51,9 +53,12 @@ def compute(store_path: Path, a: str, b: str) -> CompareReport:
 
 
 def outcome(side: ItemSide) -> str:
+    """`✗ D · 29 pts`: right or wrong, the answer and the points spent; how it ended only when that was not an
+    answer (`✗ — · budget · 30 pts`), so both runs' cells fit beside the item at 80 columns."""
     mark = "✓" if side["correct"] else "✗"
     points = counted(side.get("points") or 0, "pt")
-    return f"{mark} {sanitize(side.get('answer') or '—')[:6]} · {side.get('termination')} · {points}"
+    ending = "" if side.get("termination") == "answer" else f" · {side.get('termination')}"
+    return f"{mark} {sanitize(side.get('answer') or '—')[:6]}{ending} · {points}"
 
 
 class GridTable(DataTable):
@@ -91,7 +96,11 @@ class CompareScreen(WorkbenchNode, Screen):
         yield LoadingIndicator(id="compare-loading")
         with TabbedContent(initial="axes", id="compare-tabs"):
             with TabPane("Axes", id="axes"):
-                yield DataTable(id="compare-axes", cursor_type="row", zebra_stripes=True)
+                # the axis names stay while the columns scroll; the line under the table says what is out of view,
+                # the next one what the row under the cursor measures (the names are the paper's short ones)
+                yield WideTable(id="compare-axes", cursor_type="row", zebra_stripes=True, fixed_columns=1)
+                yield ScrollHint(id="compare-axes-hint")
+                yield Static("", id="compare-axis-words")
                 yield Static("", id="compare-legend")
             with TabPane("Agreement", id="agreement"), Horizontal(id="compare-agreement"):
                 with Vertical(id="compare-grid-box"):
@@ -156,7 +165,7 @@ class CompareScreen(WorkbenchNode, Screen):
         for line in compare_lines(cmp):  # a side in the general-agent setting: its out-of-domain measures
             summary.append(f"\n{line}", style="")
         self.query_one("#compare-summary", Static).update(summary)
-        table = self.query_one("#compare-axes", DataTable)
+        table = self.query_one("#compare-axes", WideTable)
         table.clear(columns=True)
         for _i, col in enumerate(COMPARE_HEADER):
             table.add_column(col, key=col)
@@ -164,6 +173,7 @@ class CompareScreen(WorkbenchNode, Screen):
             table.add_row(
                 *(Text(cell, justify="left" if i == 0 else "right") for i, cell in enumerate(row)), key=row[0]
             )
+        table.columns_changed()
         tokens = token_line(cmp)
         self.query_one("#compare-legend", Static).update(Text(compare_legend(cmp) + (f"\n{tokens}" if tokens else "")))
         self._render_grid(cmp)
@@ -273,6 +283,15 @@ class CompareScreen(WorkbenchNode, Screen):
         self.query_one("#compare-failures", Static).update(table)
 
     # ------------------------------------------------------------ events and actions
+
+    def on_columns_moved(self, event: ColumnsMoved) -> None:
+        self.query_one(f"#{event.table.id}-hint", ScrollHint).show_span(event.span)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The axis under the cursor, in words."""
+        if event.data_table.id == "compare-axes" and event.row_key.value is not None:
+            words = axis_words(str(event.row_key.value))
+            self.query_one("#compare-axis-words", Static).update(Text(words, style="italic"))
 
     def on_data_table_cell_selected(self, event: DataTable.CellSelected) -> None:
         if event.data_table.id != "compare-grid":

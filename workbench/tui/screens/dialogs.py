@@ -51,6 +51,44 @@ class ConfirmModal(ModalScreen[bool]):
         self.dismiss(value)
 
 
+class LeaveModal(ModalScreen[str | None]):
+    """Leaving something half done that has two ways out: the part in play (`y`, "item": on to the next) or the
+    whole (`l`, "session"); `n` or escape stays. Without a next part (`next_label` None) only the whole is offered."""
+
+    BINDINGS = [
+        Binding("y", "answer('item')", "Next", id="leave.item"),
+        Binding("l", "answer('session')", "Leave", id="leave.session"),
+        Binding("n,escape", "answer(None)", "Stay", id="leave.stay"),
+    ]
+
+    def __init__(self, message: str, next_label: str | None, title: str):
+        super().__init__(classes="dialog-screen")
+        self.message = message
+        self.next_label = next_label
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text(self.title_text), classes="dialog-title")
+            yield Static(Text(self.message), classes="dialog-message")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel (n)", id="stay")
+                yield Button("Leave the session (l)", id="session", variant="error")
+                if self.next_label is not None:
+                    yield Button(f"{self.next_label} (y)", id="item", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#stay", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None if event.button.id == "stay" else event.button.id)
+
+    def action_answer(self, value: str | None) -> None:
+        if value == "item" and self.next_label is None:
+            return  # no next part: y does nothing
+        self.dismiss(value)
+
+
 class CheckedInputModal(ModalScreen[_Result]):
     """A dialog around one checked text field (the name and export dialogs share it).
 

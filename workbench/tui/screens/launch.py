@@ -71,8 +71,9 @@ class LaunchScreen(WorkbenchNode, ModalScreen):
                         "Path",
                         Input(
                             v.path,
-                            placeholder="/path/to/release or hf:OWNER/NAME",
+                            placeholder="dir, hf:OWNER/NAME",
                             id="path",
+                            tooltip="a release directory (/path/to/release) or a Hub dataset (hf:OWNER/NAME)",
                         ),
                         "wide",
                     )
@@ -80,7 +81,14 @@ class LaunchScreen(WorkbenchNode, ModalScreen):
                     yield _field("Agent", Select(agent_options, value=v.agent, allow_blank=False, id="agent"), "agent")
                     yield _field("Model", Input(v.model, placeholder="provider/model", id="model"), "model")
                     yield _field(
-                        "Base URL", Input(v.base_url, placeholder="http://127.0.0.1:8000/v1", id="base_url"), "url"
+                        "Base URL",
+                        Input(
+                            v.base_url,
+                            placeholder="http://HOST/v1",
+                            id="base_url",
+                            tooltip="an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1",
+                        ),
+                        "url",
                     )
                     yield _field(
                         "Client",
@@ -131,8 +139,9 @@ class LaunchScreen(WorkbenchNode, ModalScreen):
                         "File / cmd",
                         Input(
                             v.extra_source,
-                            placeholder="tools.json, or the command that starts the MCP server",
+                            placeholder="tools.json or cmd",
                             id="extra_source",
+                            tooltip="tools.json, or the command that starts the MCP server",
                         ),
                         "wide",
                     )
@@ -153,21 +162,35 @@ class LaunchScreen(WorkbenchNode, ModalScreen):
                     yield _field("Tool cost", Input(v.extra_cost, id="extra_cost", classes="num"))
                     yield _field(
                         "Distractible",
-                        Input(v.distractible, placeholder="0 to 1 (heuristic)", id="distractible", classes="num"),
+                        Input(
+                            v.distractible,
+                            placeholder="0 to 1",
+                            id="distractible",
+                            classes="num",
+                            tooltip="the heuristic agent's chance of an out-of-domain call, 0 to 1",
+                        ),
                     )
                 with Horizontal(classes="form-row"):
                     yield _field(
                         "Prompts",
                         Input(
                             v.prompts,
-                            placeholder="ours (or a prompts file: --batch prompts export writes one to edit)",
+                            placeholder="ours, or a file",
                             id="prompts",
+                            tooltip="ours, or a prompts file (--batch prompts export writes one to edit)",
                         ),
                         "wide",
                     )
                 with Horizontal(classes="form-row"):
                     yield _field(
-                        "Family", Input(v.family, placeholder="from the model (GPT, Claude, …)", id="family"), "wide"
+                        "Family",
+                        Input(
+                            v.family,
+                            placeholder="from the model",
+                            id="family",
+                            tooltip="the model's family (GPT, Claude, …); empty: derived from the model",
+                        ),
+                        "wide",
                     )
                     yield _field(
                         "Tier",

@@ -29,7 +29,7 @@ from workbench.tui.monitor import EpisodeRow, LiveSource, Snapshot
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.meters import LEVEL_VARIABLE, level, level_style, meter_text
 from workbench.tui.widgets.plaintext import clip, sanitize
-from workbench.tui.widgets.tables import EpisodeTable, clear_rows, column_room
+from workbench.tui.widgets.tables import EpisodeTable, clear_rows, column_room, keep_scrolled
 from workbench.tui.widgets.transcript import TranscriptView, build_entries
 from workbench.views.cells import fraction, usd
 
@@ -191,12 +191,14 @@ class LiveScreen(WorkbenchNode, Screen):
             if again:
                 row[-1].truncate(room, overflow="ellipsis")
         self._room = room
+        top = table.scroll_y
         clear_rows(table)
         for e, row in zip(episodes, rows, strict=True):
             table.add_row(*row, key=self._row_key(e.key))
         self.shown = keys
         if current in keys:
             table.move_cursor(row=keys.index(current), animate=False)
+        keep_scrolled(table, top)  # the cursor's row stays drawn: enter follows the row the person sees under it
 
     def _built(
         self, episodes: tuple[EpisodeRow, ...], limits: tuple[int, int, int], bars: tuple[int, int, int]

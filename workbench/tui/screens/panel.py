@@ -40,6 +40,7 @@ from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
+from workbench.tui.widgets.wide import ColumnsMoved, ScrollHint, WideTable
 
 FIGURE_MARGIN = 8  # the pane's padding and its vertical scrollbar: a plot drawn this much narrower never wraps
 
@@ -181,7 +182,9 @@ class PanelScreen(WorkbenchNode, Screen):
         yield LoadingIndicator(id="panel-loading")
         with TabbedContent(initial="table2", id="panel-tabs"):
             with TabPane("1 Table 2", id="table2"):
-                yield DataTable(id="panel-table2", cursor_type="row", zebra_stripes=True, fixed_columns=1)
+                # the runs' names stay while the fifteen columns scroll; the hint says what is out of view
+                yield WideTable(id="panel-table2", cursor_type="row", zebra_stripes=True, fixed_columns=1)
+                yield ScrollHint(id="panel-table2-hint")
                 yield Static("", id="panel-table2-note", classes="panel-note")
             with TabPane("2 Fingerprints", id="fingerprints"), VerticalScroll():
                 yield Static("", id="panel-fp-title", classes="panel-heading")
@@ -251,7 +254,11 @@ class PanelScreen(WorkbenchNode, Screen):
             Text(" " + sanitize(panel_title(panel, len(panel["rows"]))) + marks)
         )
         header, rows = self.table2_rows(panel)
-        fill(self.query_one("#panel-table2", DataTable), header, rows, bold_first=True)
+        table2 = self.query_one("#panel-table2", WideTable)
+        fill(table2, header, rows, bold_first=True)
+        table2.columns_changed()
+        if self.query_one(TabbedContent).active == "table2":
+            table2.focus()  # ←/→ scroll it at once, no Tab first
         warnings = [f"warning: {w}" for w in panel.get("warnings", [])]
         self.query_one("#panel-table2-note", Static).update(
             Text(
@@ -310,6 +317,11 @@ class PanelScreen(WorkbenchNode, Screen):
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+        if tab == "table2":
+            self.query_one("#panel-table2").focus()
+
+    def on_columns_moved(self, event: ColumnsMoved) -> None:
+        self.query_one(f"#{event.table.id}-hint", ScrollHint).show_span(event.span)
 
     def action_save(self) -> None:
         """Save these runs as a named panel (in the app's state file), offered first by the run picker."""

@@ -20,6 +20,8 @@ the leaderboard (`workbench.service.play`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from dataclasses import replace
 from typing import Any, Literal
 
 from rich.style import Style
@@ -30,6 +32,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import WorkerCancelled
 
 from workbench.service.datasets import dataset_key
 from workbench.service.play import (
@@ -159,15 +162,22 @@ class PlayScreen(WorkbenchNode, Screen):
         from workbench.views.play import session_notes
 
         session = self.session
-        request = session.request
+        # after an item was left midway: the session's own items, less those left (`PlaySession.leave_item`)
+        request = replace(session.request, mode="continue") if session.deferred else session.request
         try:
             corpus = await asyncio.to_thread(self.app.corpora.corpus, dataset_key(request.dataset))
             self.store = open_store(self.app.store_path)
             session.plan = plan_session(request, corpus, self.store)
-            for note in session_notes(session.plan):
+            for note in session_notes(session.plan) if not session.deferred else []:
                 self.notify(note, title="play", severity="warning", timeout=10)
             self.runner = session_runner(
-                request, corpus, self.store, self._agent_for, self._on_event, plan=session.plan
+                request,
+                corpus,
+                self.store,
+                self._agent_for,
+                self._on_event,
+                plan=session.plan,
+                deferred=tuple(session.deferred),
             )
             session.caps, session.fingerprint = self.runner.caps, corpus.fingerprint
             await self.runner.run()
@@ -625,19 +635,38 @@ class PlayScreen(WorkbenchNode, Screen):
         if self.session.state != "playing":
             self._leave()
             return
-        from workbench.tui.screens.dialogs import ConfirmModal
+        from workbench.tui.screens.dialogs import LeaveModal
 
-        def answer(yes: bool | None) -> None:
-            if yes:
+        def answer(way: str | None) -> None:
+            if way == "item":
+                self._leave_item()
+            elif way == "session":
                 self._leave()
 
-        self.app.push_screen(ConfirmModal(self.session.leave_question(), "Leave", "Leave the item"), answer)
+        next_label = "Next item" if self.session.others_left else None
+        self.app.push_screen(LeaveModal(self.session.leave_question(), next_label, "Leave the item"), answer)
 
     def _leave(self) -> None:
         """Cancel the session (an item in play stays unfinished in the store) and go back."""
         self.session.leave()
         self.workers.cancel_group(self, "play")
         self.app.pop_screen()
+
+    def _leave_item(self) -> None:
+        """Leave the item in play for the next one: the session's worker is cancelled (the item is kept as an
+        abandoned attempt) and started again once it has ended, leaving out the items left midway."""
+        self.session.leave_item()
+        self.refresh_bindings()
+        self._show_title()
+        ended = self.workers.cancel_group(self, "play")
+        self.run_worker(self._resume(ended), name="play-session", group="play", exit_on_error=False)
+
+    async def _resume(self, ended: list) -> None:
+        """The session again, once the cancelled worker has let go of the run (its lock, its store)."""
+        for worker in ended:
+            with contextlib.suppress(WorkerCancelled):
+                await worker.wait()
+        await self._session()
 
 
 def reveal_cells(row: RevealRow) -> list[Text]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -172,9 +173,10 @@ class RunsScreen(WorkbenchNode, Screen):
         self.sort_reverse = False
         self._version: int | None = None
         self._job_states: tuple = ()
-        self.marked: list[str] = []  # at most two, oldest first: the runs `c` compares
+        self.marked: list[str] = []  # in the order marked: `c` compares two of them, `p` opens a panel of all
         self.widths = (NAME_MAX, AGENT_MAX)  # NAME and AGENT / MODEL clip widths, fitted to the table's width
-        self._fitted: tuple[int, int] | None = None
+        self._fitted: tuple | None = None  # the widths and the sort mark the rows were last built with
+        self.keys: tuple[str, ...] = ()  # the columns shown: DATA only while the runs' datasets differ
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-title", classes="title-bar")
@@ -187,9 +189,6 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for key, label in COLUMNS:
-            width = 12 if key == "status" else None  # room for "interrupted" and "▶ 12.3/s"
-            table.add_column(Text(label + "  "), key=key, width=width)  # room for the sort arrow
         self.reload(force=True)
         self.set_interval(1.0, self.poll, name="runs-poll")
         if self.rows:
@@ -262,6 +261,10 @@ class RunsScreen(WorkbenchNode, Screen):
         active = len({name for name, j in app.jobs.items() if j.active} | set(self._first_seen))
         if active:
             title.append(f"  ·  {counted(active, 'run')} in progress")
+        if "dataset" not in self.keys and self.rows:  # one dataset for every run: said once, not on each row
+            title.append(f"  ·  every run on {sanitize(dataset_label(self.rows[0]['dataset']))}")
+        if self.marked:
+            title.append(f"  ·  {len(self.marked)} marked")
         self.query_one("#runs-title", Static).update(title)
 
     def _show_table(self, shown: bool) -> None:
@@ -325,19 +328,45 @@ class RunsScreen(WorkbenchNode, Screen):
             status_text,
         ]
 
+    def _shown(self, cells: list[Any]) -> list[Any]:
+        """A row's cells of the columns shown."""
+        return [cell for (key, _), cell in zip(COLUMNS, cells, strict=True) if key in self.keys]
+
+    def _label(self, key: str, label: str) -> str:
+        """A column's header: the sort arrow on the column the rows are sorted by (the others take no room for it)."""
+        return label + ((" ▼" if self.sort_reverse else " ▲") if key == self.sort_column else "")
+
+    def _columns(self) -> bool:
+        """Show DATA only while the runs' datasets differ (one dataset is said in the title): the room goes to
+        NAME and AGENT / MODEL at 80 columns. Whether the columns changed (the rows are then rebuilt)."""
+        uniform = len({dataset_label(r["dataset"]) for r in self.rows}) == 1
+        keys = tuple(key for key, _ in COLUMNS if not (uniform and key == "dataset"))
+        if keys == self.keys:
+            return False
+        self.keys = keys
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        for key, label in COLUMNS:
+            if key in keys:
+                table.add_column(Text(self._label(key, label)), key=key)
+        self._title()
+        return True
+
     def _fit(self, rows: list[RunListing]) -> bool:
         """Fit NAME and AGENT / MODEL to the table's width, so DONE, ACC and STATE stay in view at 80 columns;
-        whether the widths changed (a DataTable column only ever widens: the rows are then rebuilt)."""
+        whether the widths or the sort mark changed (a DataTable column only ever widens: the rows are then
+        rebuilt). Each other column is as wide as its cells and header, the sort arrow only on the sorted one."""
         table = self.query_one(DataTable)
         self.widths = (NAME_MAX, AGENT_MAX)
-        cells = [self._cells(row) for row in rows]
-        content = [max([len(label) + 2, *(c[i].cell_len for c in cells)]) for i, (_, label) in enumerate(COLUMNS)]
-        content[-1] = max(content[-1], 12)  # STATE has a fixed width
+        cells = [self._shown(self._cells(row)) for row in rows]
+        labels = [self._label(key, label) for key, label in COLUMNS if key in self.keys]
+        content = [max([len(label), *(c[i].cell_len for c in cells)]) for i, label in enumerate(labels)]
         room = column_room(table, content[2:], len(rows)) - 2 * table.cell_padding  # NAME and AGENT share the rest
-        floors = (max(TEXT_MIN, len(COLUMNS[0][1]) + 2), max(TEXT_MIN, len(COLUMNS[1][1]) + 2))  # header + sort mark
+        floors = (max(TEXT_MIN, len(labels[0])), max(TEXT_MIN, len(labels[1])))  # a column is never below its header
         fitted = text_widths(content[0], content[1], room, floors)
-        changed = fitted != self._fitted
-        self.widths = self._fitted = fitted
+        changed = (fitted, self.sort_column, self.sort_reverse) != self._fitted
+        self.widths = fitted
+        self._fitted = (fitted, self.sort_column, self.sort_reverse)
         return changed
 
     def on_resize(self) -> None:
@@ -347,17 +376,18 @@ class RunsScreen(WorkbenchNode, Screen):
     def _fill(self, rows: list[RunListing]) -> None:
         table = self.query_one(DataTable)
         names = [r["name"] for r in rows]
+        current, position = self.current_name(), table.cursor_row  # before the columns change (the cursor goes)
+        columns = self._columns()
         self._label_columns()
         refit = self._fit(rows)
-        if not refit and names == self.shown:
+        if not (refit or columns) and names == self.shown:
             for row in rows:
-                for (key, _), value in zip(COLUMNS, self._cells(row), strict=True):
+                for key, value in zip(self.keys, self._shown(self._cells(row)), strict=True):
                     table.update_cell(row["name"], key, value, update_width=True)
             return
-        current, position = self.current_name(), table.cursor_row
         clear_rows(table)
         for row in rows:
-            table.add_row(*self._cells(row), key=row["name"])
+            table.add_row(*self._shown(self._cells(row)), key=row["name"])
         self.shown = names
         if current in names:
             table.move_cursor(row=names.index(current), animate=False)
@@ -366,11 +396,10 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def _label_columns(self) -> None:
         table = self.query_one(DataTable)
-        arrow = " ▼" if self.sort_reverse else " ▲"
         for key, label in COLUMNS:
             column = table.columns.get(ColumnKey(key))
             if column is not None:
-                want = label + (arrow if key == self.sort_column else "  ")
+                want = self._label(key, label)
                 if str(column.label) != want:
                     column.label = Text(want)
         table.refresh()
@@ -403,6 +432,12 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.query_one(DataTable).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """↓ in the filter goes to the list, as enter does (the box has no ↓ of its own)."""
+        if event.key == "down" and self.focused is self.query_one("#runs-filter"):
+            event.stop()
+            self.query_one(DataTable).focus()
 
     # ------------------------------------------------------------ actions
 
@@ -580,19 +615,20 @@ class RunsScreen(WorkbenchNode, Screen):
             self.app.relaunch(name)
 
     def action_mark(self) -> None:
-        """Mark (or unmark) the run under the cursor for `c`; marking a third drops the oldest mark."""
+        """Mark (or unmark) the run under the cursor: any number of runs, for the panel (`p`) or two for `c`."""
         name = self.current_name()
         if not name:
             return
         if name in self.marked:
             self.marked.remove(name)
         else:
-            self.marked = ([*self.marked, name])[-2:]
+            self.marked.append(name)
         self.render_rows()
 
     def compare_pair(self) -> list[str]:
         """The runs `c` compares: the two marked, or the one marked and the run under the cursor (fewer when
-        that is all there is; the palette's picker starts from them)."""
+        that is all there is; the palette's picker starts from them); more than two marked: all of them (Compare
+        refuses to choose two among them)."""
         current = self.current_name()
         pair = list(self.marked)
         if len(pair) == 1 and current and current != pair[0]:
@@ -600,8 +636,18 @@ class RunsScreen(WorkbenchNode, Screen):
         return pair
 
     def action_compare(self) -> None:
-        """Compare the two marked runs; with one marked, it against the run under the cursor."""
+        """Compare the two marked runs; with one marked, it against the run under the cursor; with more marked, say
+        that Compare takes two (and that the panel takes them all)."""
         pair = self.compare_pair()
+        if len(pair) > 2:
+            unmark, panel = bound_key(self.app, "runs.mark", "space"), bound_key(self.app, "runs.panel", "p")
+            self.notify(
+                f"{len(pair)} runs are marked: Compare takes two (unmark the others with {unmark}); "
+                f"{panel} opens a panel of all {len(pair)}",
+                severity="warning",
+                timeout=5,
+            )
+            return
         if len(pair) != 2:
             self.notify(
                 "mark two runs with space (or one, and put the cursor on the other), then press c",

@@ -450,6 +450,8 @@ class ScalingScreen(WorkbenchNode, Screen):
 
         if plan is None:
             return
+        if plan.note:  # samples that cannot differ: a flat plot, said before it is drawn
+            self.notify(plan.note, title="study", severity="warning", timeout=12)
         self.app.open_store(create=True)
         job = StudyJob(plan, self.app.store_path, self.app.cache_dir)
         job.listeners.append(self._watch_study)

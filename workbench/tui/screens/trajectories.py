@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -26,6 +27,7 @@ from workbench.tui.widgets.diagnostics import DiagnosticsPanel
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.tables import Column, RowTable, TrajectoryTable, clicked_sort
+from workbench.tui.widgets.wide import ColumnsMoved, ScrollHint
 from workbench.views.cells import fraction, usd
 
 COLUMNS = (
@@ -157,7 +159,8 @@ class RunScreen(WorkbenchNode, Screen):
         with TabbedContent(initial=self.initial_tab, id="run-tabs"):
             with TabPane("1 Trajectories", id="trajectories"):
                 yield Input(placeholder="/ filter: item id, st/mt, d1/d2, ending, correct/wrong…", id="run-filter")
-                yield TrajectoryTable(COLUMNS, id="trajectory-table")
+                yield TrajectoryTable(COLUMNS, id="trajectory-table", fixed_columns=1)  # the item stays in view
+                yield ScrollHint(id="trajectory-table-hint")
             with TabPane("2 Diagnostics", id="diagnostics"):
                 yield DiagnosticsPanel(self.run_name, id="diagnostics-panel")
         yield KeysFooter()
@@ -282,6 +285,9 @@ class RunScreen(WorkbenchNode, Screen):
         """Filtering and sorting belong to the trajectories tab."""
         return not (action in self.TRAJECTORY_ACTIONS and self.tab != "trajectories")
 
+    def on_columns_moved(self, event: ColumnsMoved) -> None:
+        self.query_one("#trajectory-table-hint", ScrollHint).show_span(event.span)
+
     def on_row_table_row_selected(self, event: RowTable.RowSelected) -> None:
         event.stop()
         self.action_open()
@@ -299,6 +305,12 @@ class RunScreen(WorkbenchNode, Screen):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "run-filter":
+            self.query_one("#trajectory-table").focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """↓ in the filter goes to the list, as enter does (the box has no ↓ of its own)."""
+        if event.key == "down" and self.focused is self.query_one("#run-filter"):
+            event.stop()
             self.query_one("#trajectory-table").focus()
 
     # ------------------------------------------------------------ actions

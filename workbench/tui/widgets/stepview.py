@@ -162,13 +162,7 @@ class StepView(Vertical):
                 current_turn=group[0]["turn"],
             )
             view.show_turn(group[0]["turn"])
-            a, b = group[0]["idx"] + 1, group[-1]["idx"] + 1
-            bar.update(
-                Text(
-                    f" turn {group[0]['turn']} · {self.position + 1} of {len(self.turns)} · "
-                    f"steps {a}–{b} of {len(self.steps)}"
-                )
-            )
+            self.show_bar()
         led = self.ledger_step or {
             "points_used": 0,
             "turn": 0,
@@ -183,6 +177,29 @@ class StepView(Vertical):
         self.query_one(".ledger-line", Static).update(
             Text(f"        {counted(left, 'point')} left · {counted(rejections, 'consecutive rejection')}")
         )
+
+    def show_bar(self) -> None:
+        """The turn bar: the turn stepped to (whose ledger the meters show), its place and steps; when the
+        transcript is scrolled or its cursor moved to another turn, that turn first, named as the one in view."""
+        if not self.turns:
+            return
+        group = self.turns[self.position]
+        turn = group[0]["turn"]
+        a, b = group[0]["idx"] + 1, group[-1]["idx"] + 1
+        where = f"{self.position + 1} of {len(self.turns)} · steps {a}–{b} of {len(self.steps)}"
+        viewed = self.transcript.viewed_turn()
+        text = (
+            f" turn {turn} · {where}"
+            if viewed in (None, turn)
+            else f" in view: turn {viewed} · meters: turn {turn} · {where}"
+        )
+        self.query_one(".turn-bar", Static).update(Text(text))
+
+    def on_transcript_view_cursor_moved(self, event: TranscriptView.CursorMoved) -> None:
+        self.show_bar()
+
+    def on_transcript_view_viewed(self, event: TranscriptView.Viewed) -> None:
+        self.show_bar()
 
     def landing(self, start: int, end: int) -> int:
         """The entry a step lands the cursor on, among the turn's entries `start` (its separator) to `end`: its

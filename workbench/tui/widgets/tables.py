@@ -26,6 +26,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import DataTable
 
+from workbench.tui.widgets.wide import ColumnsMoved, ColumnSpan, column_span, next_stop, stop_width
+
 
 def clear_rows(table: DataTable) -> None:
     """Remove every row and let each column shrink back to its header: a DataTable column only ever widens as
@@ -33,6 +35,19 @@ def clear_rows(table: DataTable) -> None:
     table.clear()
     for column in table.columns.values():
         column.content_width = column.label.cell_len
+
+
+def keep_scrolled(table: DataTable, top: float) -> None:
+    """Scroll a table whose rows were just replaced (`clear_rows` scrolls it to its top) back to `top`, moved only as
+    far as keeps the cursor's row in view, at once. DataTable scrolls to its cursor after the next refresh: a frame
+    was drawn from the top meanwhile, the cursor's row out of sight (a live table rebuilt ten times a second showed
+    other rows than the one enter follows). Rows one line high."""
+    header = table.header_height if table.show_header else 0
+    body = max(1, (table.scrollable_content_region.height or table.size.height) - header)
+    rows, cursor = table.row_count, table.cursor_row
+    top = min(max(int(top), cursor - body + 1), cursor, max(0, rows - body))
+    table.virtual_size = Size(table.virtual_size.width, rows + header)  # DataTable measures the new rows only on idle
+    table.scroll_to(y=max(0, top), animate=False, immediate=True)
 
 
 def column_room(table: DataTable, widths: Sequence[int], rows: int | None = None) -> int:
@@ -115,8 +130,8 @@ class RowTable(ScrollView, can_focus=True):
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("home", "cursor_to(0)", "First row", show=False),
         Binding("end", "cursor_to(-1)", "Last row", show=False),
-        Binding("right", "scroll_columns(4)", "Scroll right", show=False),
-        Binding("left", "scroll_columns(-4)", "Scroll left", show=False),
+        Binding("right", "scroll_columns(1)", "Scroll right", show=False),
+        Binding("left", "scroll_columns(-1)", "Scroll left", show=False),
         Binding("enter", "select", "Select", show=False),
     ]
     COMPONENT_CLASSES = {"rowtable--header", "rowtable--cursor", "rowtable--even-row"}
@@ -135,9 +150,11 @@ class RowTable(ScrollView, can_focus=True):
             self.table = table
             self.column = column
 
-    def __init__(self, columns: Sequence[Column] = (), *, zebra_stripes: bool = True, **kwargs):
+    def __init__(self, columns: Sequence[Column] = (), *, zebra_stripes: bool = True, fixed_columns: int = 0, **kwargs):
         super().__init__(**kwargs)
         self.columns: list[Column] = list(columns)
+        self.fixed_columns = fixed_columns  # the first columns, drawn in place while the others scroll sideways
+        self._span: ColumnSpan | None = None
         self.rows: list[tuple[str, ...]] = []
         self.zebra_stripes = zebra_stripes
         self.sort_column: str | None = None
@@ -181,8 +198,30 @@ class RowTable(ScrollView, can_focus=True):
             widths[i] = max(widths[i], widest)
 
     def _resize(self) -> None:
-        width = sum(w + 2 * PAD for w in self._widths)
-        self.virtual_size = Size(width, len(self.rows) + 1)
+        view = self.scrollable_content_region.width or self.size.width
+        width = stop_width(self._column_widths(), self.fixed_columns, view) if self.fixed_columns else None
+        self.virtual_size = Size(width or sum(self._column_widths()), len(self.rows) + 1)
+        self.call_after_refresh(self._check_span)
+
+    # ------------------------------------------------------------ columns out of view
+
+    def _column_widths(self) -> list[int]:
+        return [w + 2 * PAD for w in self._widths]
+
+    def _check_span(self) -> None:
+        """Post `ColumnsMoved` when the columns out of view changed (a scroll, a resize, wider cells)."""
+        width = self.scrollable_content_region.width or self.size.width
+        span = column_span(self._column_widths(), self.fixed_columns, self.scroll_x, width)
+        if span != self._span:
+            self._span = span
+            self.post_message(ColumnsMoved(self, span))
+
+    def watch_scroll_x(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_x(old_value, new_value)
+        self._check_span()
+
+    def on_resize(self) -> None:
+        self._resize()  # the last scroll stop depends on the view's width
 
     def move_cursor(self, row: int) -> None:
         self.cursor_row = row
@@ -224,7 +263,11 @@ class RowTable(ScrollView, can_focus=True):
                 return Strip.blank(width, base)
             style = self._row_style(base, index)
             strip = self._line(self.rows[index], style)
-        return strip.crop(x0, x0 + width).extend_cell_length(width, style)
+        fixed = sum(self._column_widths()[: self.fixed_columns])
+        if not fixed:
+            return strip.crop(x0, x0 + width).extend_cell_length(width, style)
+        # the fixed columns in place, the others scrolled `x0` cells under them
+        return Strip.join([strip.crop(0, fixed), strip.crop(fixed + x0, x0 + width)]).extend_cell_length(width, style)
 
     def _row_style(self, base: Style, index: int) -> Style:
         """Row `index`'s style: the widget's, striped on even rows (when zebra), highlighted under the cursor."""
@@ -264,8 +307,10 @@ class RowTable(ScrollView, can_focus=True):
     def action_page(self, direction: int) -> None:
         self.cursor_row += direction * max(1, self._body_height - 1)
 
-    def action_scroll_columns(self, delta: int) -> None:
-        self.scroll_to(x=self.scroll_x + delta, animate=False)
+    def action_scroll_columns(self, direction: int) -> None:
+        """One column to the right or left (the first scrolling column drawn whole)."""
+        x = next_stop(self._column_widths(), self.fixed_columns, self.scroll_x, direction, self.max_scroll_x)
+        self.scroll_to(x=x, animate=False)
 
     def action_select(self) -> None:
         if self.rows:
@@ -276,7 +321,8 @@ class RowTable(ScrollView, can_focus=True):
         if offset is None:
             return
         if offset.y == 0:
-            x, left = offset.x + int(self.scroll_x), 0
+            fixed = sum(self._column_widths()[: self.fixed_columns])
+            x, left = offset.x + (int(self.scroll_x) if offset.x >= fixed else 0), 0
             for column, width in zip(self.columns, self._widths, strict=True):
                 left += width + 2 * PAD
                 if x < left:

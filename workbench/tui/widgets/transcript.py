@@ -485,6 +485,13 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
             self.view = view
             self.entry = entry
 
+    class Viewed(Message):
+        """The lines in view moved (a scroll: page keys, the wheel, the cursor carried past the edge)."""
+
+        def __init__(self, view: TranscriptView):
+            super().__init__()
+            self.view = view
+
     def __init__(self, *, placeholder: str = "", **kwargs):
         super().__init__(**kwargs)
         self.entries: list[Entry] = []
@@ -618,6 +625,21 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def on_blur(self) -> None:
         self.refresh()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if round(old_value) != round(new_value):
+            self.post_message(self.Viewed(self))
+
+    def viewed_turn(self) -> int | None:
+        """The turn the view shows: the cursor's entry's while it is on screen, else the first entry in view's."""
+        if not self.entries:
+            return None
+        top = int(self.scroll_y)
+        height = self.scrollable_content_region.height or self.size.height
+        if top <= self.entry_start(self.cursor) < top + max(1, height):
+            return self.entries[self.cursor].turn
+        return self.entries[max(0, bisect_right(self._offsets, top) - 1)].turn
 
     # ------------------------------------------------------------ cursor and folding
 

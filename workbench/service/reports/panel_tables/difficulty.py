@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from sandbox.records import consensus_order
 from stats.axes import Table
 from workbench.service.records.panel import Figure4, ItcSummary, PanelRow
 
@@ -52,7 +53,7 @@ def figure4(rows: list[PanelRow], tables: list[Table]) -> Figure4 | None:
         "n_runs": len(tables),
         "edges": {"low": [0, low], "mid": [low + 1, mid], "high": [mid + 1, len(tables)]},
         "type_depth": dict(sorted(by_cell.items())),
-        "consensus_tier": dict(sorted(by_tier.items())),
+        "consensus_tier": dict(sorted(by_tier.items(), key=lambda kv: consensus_order(kv[0]))),  # gold, silver, …
     }
 
 
