@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, cast
 
 import numpy as np
@@ -202,6 +203,15 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     if general:  # the out-of-domain measures, only when either side is in the general-agent setting
         report["general_setting"] = general
     return report
+
+
+def compare_at(store_path: Path | str, a: str, b: str) -> CompareReport:
+    """`compare_report` over a read-only connection of its own: a front end's worker thread holds no store."""
+    store = Store(store_path, readonly=True)
+    try:
+        return compare_report(store, a, b)
+    finally:
+        store.close()
 
 
 def _agreement(pair: _Pair) -> dict[str, list[str]]:

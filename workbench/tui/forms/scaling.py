@@ -16,6 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, TypedDict
 
+from workbench.tui.forms.export_files import safe_stem
+
 if TYPE_CHECKING:
     from workbench.service.records.parallel import JudgeJson, KRowJson, ParallelReport, TrialRow
     from workbench.service.records.sequential import Plateau, StrategyComparison, ToolsReport
@@ -292,8 +294,7 @@ def export_path_problem(value: str) -> str | None:
 
 def export_path(directory: Path, source: Source) -> Path:
     """The file the export dialog offers for `source`: `scaling-NAME.json` in `directory`, the name made safe."""
-    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in source.name) or "scaling"
-    return directory / f"scaling-{safe}.json"
+    return directory / f"scaling-{safe_stem(source.name, 'scaling')}.json"
 
 
 def export_format(path: Path) -> Literal["csv", "json"]:
