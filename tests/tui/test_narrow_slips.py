@@ -136,13 +136,3 @@ async def test_a_runs_list_longer_than_the_screen_has_no_horizontal_scrollbar_ab
         assert table.show_vertical_scrollbar and not table.show_horizontal_scrollbar
         assert table.virtual_size.width <= table.scrollable_content_region.width
         assert screen_lines(app)[-2].split()[0].startswith("copy-")  # a run's row right above the footer
-
-
-@given(st.integers(1, 60), st.integers(1, 60), st.integers(0, 120), st.integers(1, 20), st.integers(1, 20))
-def test_text_widths_fit_the_room_where_the_floors_allow_and_never_go_below_them(name, agent, room, low_n, low_a):
-    from workbench.tui.screens.runs import AGENT_MAX, NAME_MAX, text_widths
-
-    n, a = text_widths(name, agent, room, (low_n, low_a))
-    assert n <= min(name, NAME_MAX) and a <= min(agent, AGENT_MAX)
-    assert n >= min(low_n, name, NAME_MAX) and a >= min(low_a, agent, AGENT_MAX)
-    assert n + a <= room or (n <= low_n and a <= low_a)  # it does not fit only when neither can give way

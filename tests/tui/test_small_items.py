@@ -2,29 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from workbench.service.runlist import natural_key
-from workbench.tui.screens.runs import sort_key
-
-
-def test_runs_sort_by_name_in_natural_order():
-    names = ["seqt@16k", "seqt@8k", "seqt@128k", "Seqt@32k", "r10", "r2", "heur-s0"]
-    rows = sorted(({"name": n, "agent": "heuristic", "model": None} for n in names), key=sort_key("name"))
-    assert [r["name"] for r in rows] == ["heur-s0", "r2", "r10", "seqt@8k", "seqt@16k", "Seqt@32k", "seqt@128k"]
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(alphabet=st.sampled_from("ab@-09١"), max_size=8), max_size=12))
-def test_any_names_sort_and_the_order_is_total(names):
-    ordered = sorted(names, key=natural_key)
-    assert sorted(ordered, key=natural_key) == ordered
-    for a, b in itertools.pairwise(ordered):
-        assert natural_key(a) <= natural_key(b)
 
 
 async def test_a_scripted_run_s_tokens_read_not_measured_in_the_list_and_the_stepper(seeded):

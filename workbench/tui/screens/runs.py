@@ -22,105 +22,27 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import ColumnKey
 
 from workbench.service.datasets import dataset_label
-from workbench.service.runlist import RunListing, TagError, natural_key
+from workbench.service.runlist import RunListing, TagError
+from workbench.tui.forms import runs as form
+from workbench.tui.forms.runs import AGENT_MAX, COLUMNS, NAME_MAX, agent_room, agent_words, tag_words
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, clip_middle, display_path, sanitize
 from workbench.tui.widgets.tables import RunsTable, clear_rows, clicked_sort, column_room
-from workbench.views.cells import counted, fraction, usd
-
-COLUMNS = (
-    ("name", "NAME"),
-    ("agent", "AGENT / MODEL"),
-    ("dataset", "DATA"),
-    ("done", "DONE"),
-    ("accuracy", "ACC"),
-    ("cost", "COST"),
-    ("status", "STATE"),
-)
-SORTS = ("created", "name", "agent", "dataset", "done", "accuracy", "cost", "status")
-NAME_MAX, AGENT_MAX, TEXT_MIN = 32, 30, 10  # NAME and AGENT / MODEL: sized to content up to a cap, shrunk to fit
-
-
-def text_widths(name: int, agent: int, room: int, floors: tuple[int, int] = (TEXT_MIN, TEXT_MIN)) -> tuple[int, int]:
-    """Clip widths of NAME and AGENT / MODEL whose longest cells are `name` and `agent` wide, so that both fit in
-    `room` cells (what the other columns leave): the wider one gives way first, neither below its floor (TEXT_MIN,
-    or its header's width: a column is never narrower than its header, so shrinking it below would not fit)."""
-    name, agent = min(name, NAME_MAX), min(agent, AGENT_MAX)
-    low_name, low_agent = floors
-    while name + agent > room:
-        if name > low_name and (name >= agent or agent <= low_agent):
-            name -= 1
-        elif agent > low_agent:
-            agent -= 1
-        else:
-            break
-    return name, agent
-
-
-def agent_label(row: RunListing) -> str:
-    return _agent_words(row) + (f" {_tag_words(row)}" if _tag_words(row) else "")
-
-
-def _agent_words(row: RunListing) -> str:
-    text = row["agent"] + (f" {row['model']}" if row.get("model") else "")
-    if row.get("ablation") and row["ablation"] != "full":
-        text += f" · {row['ablation']}"
-    return text
-
-
-def _tag_words(row: RunListing) -> str:
-    """`[GPT · closed]`: the panel's grouping, where known (scripted runs: once tagged), else ''."""
-    if not (row.get("family") or row.get("tier")):
-        return ""
-    from workbench.views.cells import lineage_cell
-
-    return f"[{lineage_cell(row.get('family'), row.get('tier'))}]"
-
-
-AGENT_MIN = 6  # cells the agent keeps before its tag gives way
+from workbench.views.cells import counted, fraction
 
 
 def agent_cell(row: RunListing, width: int) -> str:
     """The AGENT / MODEL cell in `width` cells: what does not fit is elided from the agent and model's middle, and
-    the tag stays whole (`oracle · n…ch [GPT · closed]`); clipping the whole cell's middle cut both
-    (`heuristic · clo…ristic · open]`). A tag too wide to leave the agent AGENT_MIN cells is left out."""
+    the tag stays whole (`oracle · n…ch [GPT · closed]`), or is left out (`agent_room`)."""
     from rich.cells import cell_len
 
-    agent, tag = sanitize(_agent_words(row)), sanitize(_tag_words(row))
-    if not tag:
-        return clip_middle(agent, width)
-    if cell_len(agent) + 1 + cell_len(tag) <= width:
-        return f"{agent} {tag}"
-    room = width - 1 - cell_len(tag)
-    if room < AGENT_MIN:
+    agent, tag = sanitize(agent_words(row)), sanitize(tag_words(row))
+    room = agent_room(cell_len(agent), cell_len(tag), width) if tag else None
+    if room is None:
         return clip_middle(agent, width)
     return f"{clip_middle(agent, room)} {tag}"
-
-
-def matches(row: RunListing, query: str) -> bool:
-    if not query:
-        return True
-    hay = " ".join(
-        str(row.get(k) or "") for k in ("name", "agent", "model", "dataset", "ablation", "status", "family", "tier")
-    ).lower()
-    return all(word in hay for word in query.lower().split())
-
-
-def sort_key(column: str):
-    def key(row: RunListing):
-        value = {
-            "created": row.get("created_at") or "",
-            "agent": agent_label(row),
-            "done": row.get("done") or 0,
-            "accuracy": row.get("accuracy"),
-            "cost": row.get("cost_usd"),
-            "name": natural_key(str(row.get("name") or "")),
-        }.get(column, row.get(column))
-        return (value is None, value if value is not None else 0)
-
-    return key
 
 
 class RunsScreen(WorkbenchNode, Screen):
@@ -227,16 +149,11 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def _sample(self, now: float) -> None:
         """Remember when each run in progress was first listed so, and its progress then (its rate's start)."""
-        running = {r["name"]: r["done"] for r in self.rows if r["status"] == "running"}
-        self._first_seen = {name: self._first_seen.get(name, (now, done)) for name, done in running.items()}
+        self._first_seen = form.first_seen(self._first_seen, self.rows, now)
 
     def rate(self, row: RunListing) -> float | None:
         """Episodes per second of a run in progress since this list first saw it so (None before one finished)."""
-        seen = self._first_seen.get(row["name"])
-        if seen is None:
-            return None
-        elapsed, done = time.monotonic() - seen[0], row["done"] - seen[1]
-        return done / elapsed if elapsed > 0 and done > 0 else None
+        return form.rate(self._first_seen.get(row["name"]), row["done"], time.monotonic())
 
     def render_rows(self) -> None:
         self._title()
@@ -248,10 +165,9 @@ class RunsScreen(WorkbenchNode, Screen):
             welcome.update(self.welcome_text())
             return
         query = self.query_one("#runs-filter", Input).value.strip()
-        rows = [r for r in self.rows if matches(r, query)]
+        rows = form.view_rows(self.rows, query, self.sort_column, self.sort_reverse)
         self.query_one("#runs-body").set_class(not rows, "-nomatch")  # the headers, then the note under them
         self.query_one("#runs-nomatch", Static).update(Text(f" no runs match '{query}'", style="dim"))
-        rows.sort(key=sort_key(self.sort_column), reverse=self.sort_reverse)
         self._fill(rows)
 
     def _title(self) -> None:
@@ -305,19 +221,15 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def _cells(self, row: RunListing) -> list[Any]:
         job = self.app.jobs.get(row["name"])
-        status = row["status"]
-        if (job is not None and job.active) or status == "running":  # executed here, or by another process
-            speed = job.monitor.snapshot().rate if job is not None and job.active else self.rate(row)
-            status_text = Text(f"▶ {speed:.1f}/s" if speed else "▶", style="bold")
-        else:
-            status_text = Text(status)
+        here = job if job is not None and job.active else None  # executed by this TUI
+        in_progress = here is not None or row["status"] == "running"  # here, or by another process
+        speed = here.monitor.snapshot().rate if here is not None else self.rate(row) if in_progress else None
+        status_text = Text(form.status_words(row["status"], in_progress, speed), style="bold" if in_progress else "")
         acc = fraction(row["accuracy"])
-        # a model run without prices is "unpriced" (its tokens are measured), as `runs` and the reports say; "—"
-        # is a scripted agent's cost, never measured (the list said "—" for both)
-        cost = "unpriced" if row["cost_usd"] is None and row.get("model") else usd(row["cost_usd"])
+        cost = form.cost_words(row)
         name_width, agent_width = self.widths
         # the middle elided: runs named alike up to their end stay told apart at 80 columns
-        name = Text(clip_middle(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
+        name = Text(clip_middle(form.name_words(sanitize(row["name"]), row["name"] in self.marked), name_width))
         return [
             name,
             Text(agent_cell(row, agent_width)),
@@ -334,13 +246,12 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def _label(self, key: str, label: str) -> str:
         """A column's header: the sort arrow on the column the rows are sorted by (the others take no room for it)."""
-        return label + ((" ▼" if self.sort_reverse else " ▲") if key == self.sort_column else "")
+        return form.column_label(key, label, self.sort_column, self.sort_reverse)
 
     def _columns(self) -> bool:
         """Show DATA only while the runs' datasets differ (one dataset is said in the title): the room goes to
         NAME and AGENT / MODEL at 80 columns. Whether the columns changed (the rows are then rebuilt)."""
-        uniform = len({dataset_label(r["dataset"]) for r in self.rows}) == 1
-        keys = tuple(key for key, _ in COLUMNS if not (uniform and key == "dataset"))
+        keys = form.shown_columns(self.rows)
         if keys == self.keys:
             return False
         self.keys = keys
@@ -362,8 +273,7 @@ class RunsScreen(WorkbenchNode, Screen):
         labels = [self._label(key, label) for key, label in COLUMNS if key in self.keys]
         content = [max([len(label), *(c[i].cell_len for c in cells)]) for i, label in enumerate(labels)]
         room = column_room(table, content[2:], len(rows)) - 2 * table.cell_padding  # NAME and AGENT share the rest
-        floors = (max(TEXT_MIN, len(labels[0])), max(TEXT_MIN, len(labels[1])))  # a column is never below its header
-        fitted = text_widths(content[0], content[1], room, floors)
+        fitted = form.fitted_widths(content, labels, room)
         changed = (fitted, self.sort_column, self.sort_reverse) != self._fitted
         self.widths = fitted
         self._fitted = (fitted, self.sort_column, self.sort_reverse)
@@ -422,7 +332,7 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         key = str(event.column_key.value)
-        column = "created" if key not in SORTS else key
+        column = form.header_sort(key)
         self.sort_column, self.sort_reverse = clicked_sort(self.sort_column, self.sort_reverse, column)
         self.render_rows()
 
@@ -452,7 +362,7 @@ class RunsScreen(WorkbenchNode, Screen):
         self.query_one(DataTable).focus()
 
     def action_sort(self) -> None:
-        self.sort_column = SORTS[(SORTS.index(self.sort_column) + 1) % len(SORTS)]
+        self.sort_column = form.next_sort(self.sort_column)
         self.notify(f"sorted by {self.sort_column}", timeout=1.5)
         self.render_rows()
 
@@ -503,11 +413,7 @@ class RunsScreen(WorkbenchNode, Screen):
         existing = {r["name"] for r in self.rows}
 
         def check(value: str) -> str | None:
-            if not value:
-                return "a name is needed"
-            if value != name and value in existing:
-                return f"a run named '{value}' exists"
-            return None
+            return form.rename_problem(value, name, existing)
 
         def done(new: str | None) -> None:
             if new and new != name:
@@ -517,7 +423,7 @@ class RunsScreen(WorkbenchNode, Screen):
                     self.notify(str(exc), severity="error")
                     return
                 self.app.jobs.pop(name, None)
-                self.marked = [new if m == name else m for m in self.marked]
+                self.marked = form.renamed(self.marked, name, new)
                 self.reload(force=True)
                 if new in self.shown:
                     self.query_one(DataTable).move_cursor(row=self.shown.index(new), animate=False)
@@ -536,7 +442,7 @@ class RunsScreen(WorkbenchNode, Screen):
         if not name:
             return
         row = next(r for r in self.rows if r["name"] == name)
-        value = f"{row.get('family') or ''}, {row.get('tier') or ''}"
+        value = form.tag_value(row)
 
         def check(text: str) -> str | None:
             return parse_tag(text)[2]
@@ -619,40 +525,20 @@ class RunsScreen(WorkbenchNode, Screen):
         name = self.current_name()
         if not name:
             return
-        if name in self.marked:
-            self.marked.remove(name)
-        else:
-            self.marked.append(name)
+        self.marked = form.toggled(self.marked, name)
         self.render_rows()
 
     def compare_pair(self) -> list[str]:
-        """The runs `c` compares: the two marked, or the one marked and the run under the cursor (fewer when
-        that is all there is; the palette's picker starts from them); more than two marked: all of them (Compare
-        refuses to choose two among them)."""
-        current = self.current_name()
-        pair = list(self.marked)
-        if len(pair) == 1 and current and current != pair[0]:
-            pair.append(current)
-        return pair
+        """The runs `c` compares (`forms.runs.compare_pair`), from the marks and the run under the cursor."""
+        return form.compare_pair(self.marked, self.current_name())
 
     def action_compare(self) -> None:
         """Compare the two marked runs; with one marked, it against the run under the cursor; with more marked, say
         that Compare takes two (and that the panel takes them all)."""
         pair = self.compare_pair()
-        if len(pair) > 2:
-            unmark, panel = bound_key(self.app, "runs.mark", "space"), bound_key(self.app, "runs.panel", "p")
-            self.notify(
-                f"{len(pair)} runs are marked: Compare takes two (unmark the others with {unmark}); "
-                f"{panel} opens a panel of all {len(pair)}",
-                severity="warning",
-                timeout=5,
-            )
-            return
-        if len(pair) != 2:
-            self.notify(
-                "mark two runs with space (or one, and put the cursor on the other), then press c",
-                severity="warning",
-                timeout=4,
-            )
+        unmark, panel = bound_key(self.app, "runs.mark", "space"), bound_key(self.app, "runs.panel", "p")
+        refusal = form.compare_refusal(pair, unmark, panel)
+        if refusal:
+            self.notify(refusal, severity="warning", timeout=5 if len(pair) > 2 else 4)
             return
         self.app.compare_runs(*pair)
