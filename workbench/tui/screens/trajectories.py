@@ -9,7 +9,6 @@ some other run writing to the same store; the diagnostics are computed off the U
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -22,13 +21,15 @@ from textual.widgets import Input, Static, TabbedContent, TabPane
 from storage.rows import TrajectoryListRow
 from workbench.service.agents import measures_tokens
 from workbench.service.datasets import dataset_label
+from workbench.tui.forms import trajectories as form
+from workbench.tui.forms.trajectories import RESULT_CELLS, appended, cells
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.diagnostics import DiagnosticsPanel
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.tables import Column, RowTable, TrajectoryTable, clicked_sort
 from workbench.tui.widgets.wide import ColumnsMoved, ScrollHint
-from workbench.views.cells import fraction, usd
+from workbench.views.cells import fraction
 
 COLUMNS = (
     Column("item", "ITEM"),
@@ -45,84 +46,12 @@ COLUMNS = (
 )
 
 
-def _none_last(value: Any) -> tuple[bool, Any]:
-    return value is None, value if value is not None else 0
-
-
-# `s` cycles through these: sort name → key of a trajectory row (None values last)
-SORTS: dict[str, Callable[[TrajectoryListRow], Any]] = {
-    "stored": lambda t: t["id"],
-    "item": lambda t: (t["item_id"], t.get("replicate") or 0),
-    "result": lambda t: (bool(t.get("correct")), t["id"]),
-    "termination": lambda t: (t.get("termination") or "", t["id"]),
-    "points": lambda t: _none_last(t.get("points_used")),
-    "turns": lambda t: _none_last(t.get("turns")),
-    "tokens": lambda t: _none_last(t.get("tokens")),
-    "calls": lambda t: _none_last(t.get("tool_calls")),
-    "cost": lambda t: _none_last(t.get("cost_usd")),
-}
-
-
-def cells(t: TrajectoryListRow, tokens_measured: bool = True) -> tuple[str, ...]:
-    """The row of a trajectory, one plain string per column (sanitised: drawn as text, never markup); TOKENS is
-    "—" for a run whose tokens are not measured (a scripted agent), as the reports say."""
-    return (
-        sanitize(t["item_id"]),
-        str(t.get("replicate", 0)),
-        _kind_cell(t.get("kind"), t.get("depth")),
-        _result_cell(t.get("answer"), bool(t.get("correct"))),
-        sanitize(t.get("termination") or ""),
-        str(t.get("points_used") or 0),
-        str(t.get("turns") or 0),
-        f"{t.get('tokens') or 0:,}" if tokens_measured else "—",
-        str(t.get("tool_calls") or 0),
-        _recall_cell(bool(t.get("paper_recall")), bool(t.get("section_recall"))),
-        usd(t.get("cost_usd"), 3),
+def shown_cells(t: TrajectoryListRow, tokens_measured: bool) -> tuple[str, ...]:
+    """A trajectory's row as drawn: each cell sanitised (drawn as text, never markup), RESULT clipped."""
+    return tuple(
+        clip(sanitize(cell), RESULT_CELLS) if column.key == "result" else sanitize(cell)
+        for column, cell in zip(COLUMNS, cells(t, tokens_measured), strict=True)
     )
-
-
-def _kind_cell(kind: str | None, depth: int | None) -> str:
-    """The item's kind and depth: "mt d3"."""
-    return (kind or "?") + (f" d{depth}" if depth else "")
-
-
-def _result_cell(answer: str | None, correct: bool) -> str:
-    """✓ or ✗ and the answer given, clipped: "✓ B"."""
-    return f"{'✓' if correct else '✗'} {clip(sanitize(answer or '—'), 6)}"
-
-
-def _recall_cell(paper: bool, section: bool) -> str:
-    """Paper recall and section recall, each ● (reached) or ○."""
-    return ("●" if paper else "○") + " " + ("●" if section else "○")
-
-
-def appended(old: list[int], new: list[int]) -> bool:
-    """Whether the trajectory ids `new` are the `old` ones with more after them (a run in progress)."""
-    # strict=False: new is the longer list, compared with old over old's length
-    return bool(old) and len(new) > len(old) and all(a == b for a, b in zip(old, new, strict=False))
-
-
-def matches(t: TrajectoryListRow, query: str) -> bool:
-    """Every word of `query` in the row's item id, type, depth, ending, answer, outcome (correct/wrong, ✓/✗) or the
-    kind of option a wrong answer chose."""
-    if not query:
-        return True
-    outcome = "correct ✓" if t.get("correct") else "wrong ✗"
-    depth = f"d{t['depth']}" if t.get("depth") else ""
-    hay = " ".join(
-        str(v)
-        for v in (
-            t.get("item_id"),
-            t.get("kind"),
-            depth,
-            t.get("termination"),
-            t.get("answer"),
-            t.get("chosen_type"),
-            outcome,
-        )
-        if v
-    ).lower()
-    return all(word in hay for word in query.lower().split())
 
 
 class RunScreen(WorkbenchNode, Screen):
@@ -227,10 +156,7 @@ class RunScreen(WorkbenchNode, Screen):
     def view_rows(self) -> list[TrajectoryListRow]:
         """The rows as filtered and sorted now."""
         query = self._query = self.query_one("#run-filter", Input).value.strip()
-        rows = [t for t in self.rows if matches(t, query)]
-        if self.sort_column != "stored" or self.sort_reverse:
-            rows.sort(key=SORTS[self.sort_column], reverse=self.sort_reverse)
-        return rows
+        return form.view_rows(self.rows, query, self.sort_column, self.sort_reverse)
 
     def render_rows(self) -> None:
         """Show `view_rows()`, the cursor kept on the same trajectory (rows only appended: just add them)."""
@@ -252,14 +178,14 @@ class RunScreen(WorkbenchNode, Screen):
     def _refill(self, table: RowTable, old_ids: list[int], ids: list[int]) -> None:
         """Fill the table with the rows shown (trajectories `ids`), the cursor kept on the trajectory it was on
         among `old_ids` (else on the first)."""
-        current = old_ids[table.cursor_row] if 0 <= table.cursor_row < len(old_ids) else None
-        index = ids.index(current) if current in ids else 0
-        table.set_rows([self._row(t) for t in self.shown], cursor=index)
+        table.set_rows([self._row(t) for t in self.shown], cursor=form.kept_cursor(old_ids, ids, table.cursor_row))
 
     def _row(self, t: TrajectoryListRow) -> tuple[str, ...]:
         row = self._cells.get(t["id"])
         if row is None:
-            row = self._cells[t["id"]] = cells(t, measures_tokens(self.run.get("agent"), self.run.get("identity")))
+            row = self._cells[t["id"]] = shown_cells(
+                t, measures_tokens(self.run.get("agent"), self.run.get("identity"))
+            )
         return row
 
     def _label_columns(self) -> None:
@@ -294,7 +220,7 @@ class RunScreen(WorkbenchNode, Screen):
 
     def on_row_table_header_selected(self, event: RowTable.HeaderSelected) -> None:
         event.stop()
-        column = event.column if event.column in SORTS else "stored"
+        column = form.header_sort(event.column)
         self.sort_column, self.sort_reverse = clicked_sort(self.sort_column, self.sort_reverse, column)
         self.render_rows()
 
@@ -335,8 +261,7 @@ class RunScreen(WorkbenchNode, Screen):
         self.query_one("#run-filter", Input).focus()
 
     def action_sort(self) -> None:
-        names = list(SORTS)
-        self.sort_column = names[(names.index(self.sort_column) + 1) % len(names)]
+        self.sort_column = form.next_sort(self.sort_column)
         self.notify(f"sorted by {self.sort_column}", timeout=1.5)
         self.render_rows()
 
