@@ -24,7 +24,9 @@ from textual.widgets import Button, DataTable, LoadingIndicator, Select, Static,
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
-from workbench.service.records.compare import CompareReport, ItemPair, ItemSide
+from workbench.service.records.compare import CompareReport, ItemPair
+from workbench.tui.forms import compare as form
+from workbench.tui.forms.compare import CELLS, outcome
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.screens.stepping import SteppingScreen
@@ -36,29 +38,6 @@ from workbench.tui.widgets.stepview import StepView
 from workbench.tui.widgets.wide import ColumnsMoved, ScrollHint, WideTable
 from workbench.views.cells import counted
 from workbench.views.compare import axis_words
-
-CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
-
-
-def compute(store_path: Path, a: str, b: str) -> CompareReport:
-    """The compare report from a store connection of the calling (worker) thread."""
-    from workbench.service.reports import compare_report
-    from workbench.service.stores import open_store
-
-    store = open_store(store_path, readonly=True)
-    try:
-        return compare_report(store, a, b)
-    finally:
-        store.close()
-
-
-def outcome(side: ItemSide) -> str:
-    """`✗ D · 29 pts`: right or wrong, the answer and the points spent; how it ended only when that was not an
-    answer (`✗ — · budget · 30 pts`), so both runs' cells fit beside the item at 80 columns."""
-    mark = "✓" if side["correct"] else "✗"
-    points = counted(side.get("points") or 0, "pt")
-    ending = "" if side.get("termination") == "answer" else f" · {side.get('termination')}"
-    return f"{mark} {sanitize(side.get('answer') or '—')[:6]}{ending} · {points}"
 
 
 class GridTable(DataTable):
@@ -122,8 +101,10 @@ class CompareScreen(WorkbenchNode, Screen):
     def _load(self) -> None:
         self.query_one("#compare-loading").display = True
         self.query_one("#compare-tabs").display = False
+        from workbench.service.reports import compare_at
+
         self.run_worker(
-            partial(compute, self.app.store_path, self.a, self.b),
+            partial(compare_at, self.app.store_path, self.a, self.b),
             name="compare",
             group="compare",
             thread=True,
@@ -194,11 +175,9 @@ class CompareScreen(WorkbenchNode, Screen):
                 key=label,
             )
         if self.cell is None:  # start on the discordant items, where the runs differ
-            self.cell = next(
-                (c for c in ("only_a", "only_b", "both_wrong", "both_right") if cmp["agreement"][c]["n"]), "only_a"
-            )
-        row = next(r for r, cells in enumerate(CELLS) if self.cell in cells)
-        grid.move_cursor(row=row, column=CELLS[row].index(self.cell) + 1)
+            self.cell = form.first_cell(cmp["agreement"])
+        row, column = form.grid_position(self.cell)
+        grid.move_cursor(row=row, column=column)
         self.query_one("#compare-grid-note", Static).update(
             Text(
                 f"{cmp['n_common']} common items. Enter on a cell lists its items; enter on an item steps both "
@@ -222,16 +201,10 @@ class CompareScreen(WorkbenchNode, Screen):
         items.clear()
         for item_id in cmp["agreement"][cell]["items"]:
             pair = cmp["items"][item_id]
-            kind = f"{pair.get('kind') or '?'} d{pair.get('depth') or '?'}"
-            items.add_row(
-                Text(sanitize(item_id)), Text(kind), Text(outcome(pair["a"])), Text(outcome(pair["b"])), key=item_id
-            )
-        label = {
-            "both_right": "both right",
-            "only_a": "only A right",
-            "only_b": "only B right",
-            "both_wrong": "both wrong",
-        }[cell]
+            kind = form.item_kind(pair.get("kind"), pair.get("depth"))
+            a, b = (Text(sanitize(outcome(pair[side]))) for side in ("a", "b"))
+            items.add_row(Text(sanitize(item_id)), Text(kind), a, b, key=item_id)
+        label = form.CELL_LABELS[cell]
         items.border_title = f"{label} · {counted(cmp['agreement'][cell]['n'], 'item')}"
 
     def _render_tools(self) -> None:
@@ -300,7 +273,7 @@ class CompareScreen(WorkbenchNode, Screen):
         row, column = event.coordinate.row, event.coordinate.column
         if column == 0:
             return
-        self.show_cell(CELLS[row][column - 1])
+        self.show_cell(form.cell_at(row, column))
         self.query_one("#compare-items").focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -327,13 +300,12 @@ class CompareScreen(WorkbenchNode, Screen):
         if self.report is None:
             return
         report, a, b = self.report, self.a, self.b
-        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"compare-{a}-vs-{b}")
 
         def chosen(answer: tuple[Path, bool] | None) -> None:
             if answer:
                 self.write_export(report, answer[0])
 
-        self.app.push_screen(CompareExportModal(f"{a} vs {b}", export_dir() / f"{safe}.json"), chosen)
+        self.app.push_screen(CompareExportModal(f"{a} vs {b}", form.export_path(export_dir(), a, b)), chosen)
 
     def write_export(self, report: CompareReport, path: Path) -> None:
         from workbench.views.compare import compare_document
@@ -431,7 +403,7 @@ class SplitStepperScreen(SteppingScreen):
         pair = self.report["items"][self.item_id]
         self.query_one("#split-title", Static).update(
             Text(
-                f" {self.item_id} · {pair.get('kind') or '?'} d{pair.get('depth') or '?'} · item {self.index + 1}/"
+                f" {self.item_id} · {form.item_kind(pair.get('kind'), pair.get('depth'))} · item {self.index + 1}/"
                 f"{len(self.ids)} · A = {self.report['a']} · B = {self.report['b']}"
             )
         )
@@ -488,23 +460,24 @@ class RunPairModal(ModalScreen[tuple[str, str] | None]):
                 yield Button("Cancel", id="cancel")
                 yield Button("Compare", id="ok", variant="primary")
 
-    def _values(self) -> tuple[Any, Any]:
-        return self.query_one("#pair-a", Select).value, self.query_one("#pair-b", Select).value
+    def _values(self) -> tuple[str | None, str | None]:
+        """The runs picked (None: not yet)."""
+        a, b = self.query_one("#pair-a", Select).value, self.query_one("#pair-b", Select).value
+        return (None if a == Select.BLANK else str(a)), (None if b == Select.BLANK else str(b))
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        a, b = self._values()
-        error = "pick two different runs" if a == b and a != Select.BLANK else ""
-        self.query_one("#pair-error", Static).update(Text(error))
+        self.query_one("#pair-error", Static).update(Text(form.pair_problem(*self._values(), submitting=False) or ""))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id != "ok":
             self.dismiss(None)
             return
         a, b = self._values()
-        if Select.BLANK in (a, b) or a == b:
-            self.query_one("#pair-error", Static).update(Text("pick two different runs"))
+        problem = form.pair_problem(a, b, submitting=True)
+        if problem or a is None or b is None:
+            self.query_one("#pair-error", Static).update(Text(problem or ""))
             return
-        self.dismiss((str(a), str(b)))
+        self.dismiss((a, b))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
