@@ -36,6 +36,7 @@ from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
 from workbench.service.records.panel import PanelReport
+from workbench.tui.forms import panel as form
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.widgets.footer import KeysFooter
@@ -43,13 +44,6 @@ from workbench.tui.widgets.plaintext import sanitize
 from workbench.tui.widgets.wide import ColumnsMoved, ScrollHint, WideTable
 
 FIGURE_MARGIN = 8  # the pane's padding and its vertical scrollbar: a plot drawn this much narrower never wraps
-
-
-def compute(store_path: Path, names: list[str], cache_dir: Path | None = None) -> PanelReport:
-    """The panel from a store connection of the calling (worker) thread (the corpus cache for Tables 11, 19)."""
-    from workbench.service.reports import panel_at
-
-    return panel_at(store_path, names, cache_dir)
 
 
 def fill(table: DataTable, header: tuple[str, ...], rows: list[tuple[str, ...]], bold_first: bool = False) -> None:
@@ -95,8 +89,7 @@ class PanelPickModal(ModalScreen[list[str] | None]):
         self.names = names
         self.chosen = set(chosen or [])
         # saved panels, each with the runs of it that are still in the store (two at least, or it is not offered)
-        self.saved = {k: [n for n in v if n in names] for k, v in (saved or {}).items()}
-        self.saved = {k: v for k, v in self.saved.items() if len(v) >= 2}
+        self.saved = form.offered_panels(saved or {}, names)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -142,9 +135,10 @@ class PanelPickModal(ModalScreen[list[str] | None]):
             self._submit()
 
     def _submit(self) -> None:
-        picked = [n for n in self.names if n in self.query_one(SelectionList).selected]
-        if len(picked) < 2:
-            self.query_one("#panel-pick-error", Static).update(Text("mark at least two runs"))
+        picked = form.picked_runs(self.names, self.query_one(SelectionList).selected)
+        problem = form.pick_problem(picked)
+        if problem:
+            self.query_one("#panel-pick-error", Static).update(Text(problem))
             return
         self.dismiss(picked)
 
@@ -212,8 +206,10 @@ class PanelScreen(WorkbenchNode, Screen):
         self.query_one("#panel-loading").display = True
         self.query_one("#panel-tabs").display = False
         self.query_one("#panel-title", Static).update(Text(" Panel · " + ", ".join(sanitize(n) for n in self.names)))
+        from workbench.service.reports import panel_at
+
         self.run_worker(
-            partial(compute, self.app.store_path, self.names, self.app.cache_dir),
+            partial(panel_at, self.app.store_path, self.names, self.app.cache_dir),
             name="panel",
             group="panel",
             thread=True,
@@ -228,32 +224,19 @@ class PanelScreen(WorkbenchNode, Screen):
         if event.state == WorkerState.ERROR:
             self.query_one("#panel-title", Static).update(Text(f" cannot build the panel: {event.worker.error}"))
             return
-        self.panel = panel = cast("PanelReport", event.worker.result)  # `compute`'s, on SUCCESS
+        self.panel = panel = cast("PanelReport", event.worker.result)  # `panel_at`'s, on SUCCESS
         self.query_one("#panel-tabs").display = True
         self.render_panel(panel)
-
-    def table2_rows(self, panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
-        """Table 2 as one table: each group's label row (tier · family), then its runs."""
-        from workbench.views.lineage import grouped_table
-
-        header, sections = grouped_table(panel)
-        rows: list[tuple[str, ...]] = []
-        for label, cells in sections:
-            rows.append((label, *([""] * (len(header) - 1))))
-            rows.extend(tuple(["  " + cells_row[0], *cells_row[1:]]) for cells_row in cells)
-        return header, rows
 
     def render_panel(self, panel: PanelReport) -> None:
         from workbench.views import fingerprints, panel_tables
         from workbench.views.panel import bigram_panel_line, panel_stat_lines, panel_title
 
-        marks = (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else "") + (
-            " · ‡ conversion separated in its tier" if any((panel.get("tier_shaded") or {}).values()) else ""
-        )
+        marks = form.title_marks(panel)
         self.query_one("#panel-title", Static).update(
             Text(" " + sanitize(panel_title(panel, len(panel["rows"]))) + marks)
         )
-        header, rows = self.table2_rows(panel)
+        header, rows = form.table2_rows(panel)
         table2 = self.query_one("#panel-table2", WideTable)
         fill(table2, header, rows, bold_first=True)
         table2.columns_changed()
@@ -281,12 +264,7 @@ class PanelScreen(WorkbenchNode, Screen):
         self.query_one("#panel-trigrams", Static).update(
             Text("\n".join(fingerprints.trigram_lines(panel) + fingerprints.fingerprint_notes(panel)))
         )
-        stats = [*panel_stat_lines(panel), bigram_panel_line(panel)]
-        stats += [
-            f"tool lift {x['full']} vs {x['closed_book']}: {x['lift'] * 100:+.1f} pts"
-            for x in panel.get("ablation_lift", [])
-            if x["lift"] is not None
-        ]
+        stats = [*panel_stat_lines(panel), bigram_panel_line(panel), *form.lift_lines(panel)]
         stats += panel_tables.extra_lines(panel)
         self.query_one("#panel-statistics", Static).update(Text("\n".join(sanitize(s) for s in stats if s)))
         tables = fingerprints.titled_tables(panel)[2:] + panel_tables.extra_tables(panel)
@@ -393,9 +371,5 @@ class PanelExportModal(ExportModal):
         self.query_one("#export-steps").display = False
 
     def _error(self, value: str) -> str | None:
-        """The file's directory must exist (the CLI refuses a missing one too): a typo in it is never created."""
-        problem = super()._error(value)
-        if problem:
-            return problem
-        parent = Path(value).expanduser().parent
-        return None if parent.is_dir() else f"no directory {parent}: create it first, or choose another"
+        """The dialog's own checks, then `forms.panel.export_problem` (the file's directory must exist)."""
+        return super()._error(value) or form.export_problem(value)
