@@ -24,6 +24,7 @@ from textual.widgets import DataTable, ProgressBar, Static
 from textual.widgets.data_table import ColumnKey
 
 from sandbox.records import recorded_limits
+from workbench.tui.forms import live as form
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.monitor import EpisodeRow, LiveSource, Snapshot
 from workbench.tui.widgets.footer import KeysFooter
@@ -31,11 +32,8 @@ from workbench.tui.widgets.meters import LEVEL_VARIABLE, level, level_style, met
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.tables import EpisodeTable, clear_rows, column_room, keep_scrolled
 from workbench.tui.widgets.transcript import TranscriptView, build_entries
-from workbench.views.cells import fraction, usd
 
 REFRESH_HZ = 10
-BARS = (10, 8, 8)  # meter bar widths of POINTS, TURNS, TOKENS; NARROW_BARS below WIDE columns, for LAST CALL's sake
-NARROW_BARS, WIDE = (5, 4, 4), 100
 COLUMNS = (
     ("item", "ITEM"),
     ("turn", "TURN"),
@@ -44,49 +42,22 @@ COLUMNS = (
     ("tokens", "TOKENS"),
     ("call", "LAST CALL"),
 )
-STATUS = {
-    "starting": "… starting",
-    "running": "▶ running",
-    "done": "✓ done",
-    "interrupted": "■ interrupted",
-    "failed": "✗ failed",
-}
-
-
-def duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "—"
-    seconds = round(seconds)
-    if seconds >= 3600:
-        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-    if seconds >= 60:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds}s"
 
 
 def stats_line(s: Snapshot) -> Text:
-    acc = fraction(s.accuracy)
-    rate = "—" if s.rate is None else f"{s.rate:.1f} ep/s"
-    cost = usd(s.cost_usd)
-    eta = "—" if s.status != "running" else duration(s.eta_s)
-    return Text(
-        f" {s.done}/{s.planned}  ·  acc {acc}  ·  {rate}  ·  ETA {eta}  ·  elapsed {duration(s.elapsed_s)}"
-        f"  ·  cost {cost}"
-    )
+    """The progress line beside the bar (`forms.live.stats_words`)."""
+    return Text(form.stats_words(s))
 
 
 def last_call_room(table: DataTable, rows: list[list[Text]]) -> int:
     """The LAST CALL column's width: what the other columns leave of the table in view (scrollbar too), 8 to 48."""
     content = [max([len(label), *(row[i].cell_len for row in rows)]) for i, (_, label) in enumerate(COLUMNS[:-1])]
-    return min(48, max(8, column_room(table, content)))
+    return form.last_call_width(column_room(table, content))
 
 
 def last_call_text(e: EpisodeRow) -> Text:
-    """The LAST CALL cell: the episode's latest call, or how it finished and whether it was right."""
-    if not e.finished:
-        return Text(sanitize(e.last_call))
-    verdict = "correct ✓" if e.correct else "wrong ✗"
-    return Text(f"finished: {sanitize(e.termination or '?')}, {verdict}", style="dim")
+    """The LAST CALL cell: the episode's latest call, or how it finished and whether it was right (dim)."""
+    return Text(sanitize(form.last_call_words(e)), style="dim" if e.finished else "")
 
 
 class LiveScreen(WorkbenchNode, Screen):
@@ -148,9 +119,7 @@ class LiveScreen(WorkbenchNode, Screen):
         self._follow()
 
     def _draw(self, s: Snapshot) -> None:
-        title = Text.assemble((f" {sanitize(s.name)}", "bold"), "  ", STATUS.get(s.status, s.status))
-        if s.message:
-            title.append((": " if s.status == "starting" else "  ") + sanitize(s.message))
+        title = Text.assemble((f" {sanitize(s.name)}", "bold"), "  ", sanitize(form.status_words(s)))
         if s.status != self._status:
             self._status = s.status
             self.refresh_bindings()  # x / X only while the run is active
@@ -174,7 +143,7 @@ class LiveScreen(WorkbenchNode, Screen):
         episodes = s.episodes + s.finished
         keys = [e.key for e in episodes]
         current = self.current_key()
-        bars = BARS if (table.size.width or self.app.size.width) >= WIDE else NARROW_BARS
+        bars = form.bar_widths(table.size.width or self.app.size.width)
         limits = recorded_limits(self.caps)
         rows, changed = self._built(episodes, limits, bars)
         room = last_call_room(table, rows)
@@ -239,7 +208,7 @@ class LiveScreen(WorkbenchNode, Screen):
         by `styles`, per level), the last call (or how it finished)."""
         budget, max_turns, max_tokens = limits
         return [
-            Text(f"{sanitize(e.key[0])}" + (f" r{e.key[1]}" if e.key[1] else ""), style="dim" if e.finished else ""),
+            Text(sanitize(form.item_words(e.key)), style="dim" if e.finished else ""),
             Text(str(e.turn), justify="right"),
             self._meter(e.points_used, budget, bars[0], "", styles),
             self._meter(e.turn, max_turns, bars[1], "", styles),
@@ -299,9 +268,8 @@ class LiveScreen(WorkbenchNode, Screen):
         if finished:
             self._follow_done = True
             correct, termination = self.monitor.episode_outcome(key)
-            verdict = "correct ✓" if correct else "wrong ✗"
             self.query_one("#follow-title", Static).update(
-                Text(f" following {key[0]} r{key[1]} · finished: {termination}, {verdict}")
+                Text(f" following {key[0]} r{key[1]} · finished: {termination}, {form.verdict(correct)}")
             )
 
     def _append_steps(self, view: TranscriptView, steps: list[Any]) -> None:
