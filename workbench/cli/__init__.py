@@ -6,8 +6,8 @@ leaderboard, export, rename, delete), `data` (synth, items, audit, import-refere
 `reach` (serve-mcp, merge), `campaign` (campaign init, run, status, report).
 
 Exit status: 0 success, 2 bad input (dataset, flags, run conflicts; nothing written),
-1 an internal failure (with a traceback), 3 a run stopped incomplete by --max-run-tokens/--max-run-cost or by a
-model server on this machine that refuses connections, 130 interrupted (128 + the signal: 143 SIGTERM, 129 SIGHUP).
+1 an internal failure (with a traceback), 3 a run stopped incomplete by --max-run-tokens/--max-run-cost, by a
+model server on this machine that refuses connections or by the store's disk filling up, 130 interrupted (128 + the signal: 143 SIGTERM, 129 SIGHUP).
 The `--batch` path never imports textual, and litellm only when an LLM agent runs.
 """
 

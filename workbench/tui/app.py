@@ -104,11 +104,18 @@ class WorkbenchApp(App[int]):
     # ------------------------------------------------------------ store
 
     def open_store(self, create: bool = True):
-        """The UI thread's store connection; None while no store file exists and `create` is False."""
+        """The UI thread's store connection; None while no store file exists and `create` is False. A store this
+        process cannot write is opened for reading: every screen reads it, and each write says why it cannot."""
         if self._store is None and (create or self.store_path.exists()):
+            from workbench.service.errors import StoreReadOnly
             from workbench.service.stores import open_store
 
-            self._store = open_store(self.store_path)
+            try:
+                self._store = open_store(self.store_path)
+            except StoreReadOnly:
+                if not self.store_path.exists():
+                    raise
+                self._store = open_store(self.store_path, readonly=True)
         return self._store
 
     @property
