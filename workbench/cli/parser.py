@@ -22,8 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--shard",
         type=_shard,
         metavar="I/N",
-        help="run only shard I of N of the selected items × replicates (a stable hash: the same on "
-        "every host); `merge` then joins the shards' stores into one run",
+        help="run only shard I of N of the selected items × replicates, counted from 1 (1/4 … 4/4; a stable "
+        "hash: the same on every host); `merge` then joins the shards' stores into one run",
     )
 
     serve = sub.add_parser(
@@ -127,7 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     items.add_argument("--format", choices=("table", "json"), default="table")
 
-    export = sub.add_parser("export", help="a run as the reference's summary.json, or as JSON Lines")
+    export = sub.add_parser(
+        "export", help="a run as the reference's summary.json, as JSON Lines, or as an Inspect AI log"
+    )
     export.add_argument("name")
     export.add_argument("--format", choices=("agenthop-summary", "jsonl", "inspect"), required=True)
     export.add_argument("--out", help="file to write (default: stdout; inspect: required, FILE.eval or FILE.json)")
@@ -335,8 +337,8 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--out", required=True)
     synth.add_argument("--preset", choices=("demo", "paper"), default="demo")
     synth.add_argument("--seed", type=_bounded("seed"), default=0)
-    synth.add_argument("--items", type=_positive)
-    synth.add_argument("--papers", type=_positive)
+    synth.add_argument("--items", type=_bounded("synth_items"))
+    synth.add_argument("--papers", type=_bounded("synth_papers"))
     describe_options(parser)
     return parser
 
@@ -411,7 +413,7 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     from sandbox.records import DEFAULT_WORKERS, Caps  # the protocol's caps are the flags' defaults
 
     p.add_argument("--data", default="builtin", help=DATA_HELP)
-    p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
+    p.add_argument("--agent", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")  # default: `imply_agent`
     p.add_argument("--run", dest="run_name", type=_run_name, help="run name (re-use it to resume)")
     p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
     p.add_argument("--workers", type=_bounded("workers"), default=DEFAULT_WORKERS)
@@ -540,6 +542,14 @@ def _strategies(text: str) -> list[str]:
     return names
 
 
+def imply_agent(args: argparse.Namespace) -> argparse.Namespace:
+    """`--agent` left out: the LLM agent when `--model` names a model (only it plays one), else the heuristic. Given,
+    it stays as given: `--agent heuristic --model M` is still refused by the launch service as contradictory."""
+    if "agent" in args and args.agent is None:
+        args.agent = "llm" if getattr(args, "model", None) else "heuristic"
+    return args
+
+
 def _agent(text: str) -> str:
     """One of BATCH_AGENTS, or `human:NAME`, which `build_spec` refuses in one line with where to play instead."""
     from workbench.service.agents import is_human
@@ -660,7 +670,7 @@ COMMON_OPTIONS = {"--db": True, "--format": True, "--quiet": False}  # flag → 
 OPTION_HELP = {
     "--db": "the results store (default: $AGENTHOP_DB or the user data dir)",
     "--format": "how to print: %(choices)s (default: %(default)s)",
-    "--agent": "who plays: oracle, random, heuristic, llm (default: %(default)s)",
+    "--agent": "who plays: oracle, random, heuristic, llm (default: llm when --model is given, else heuristic)",
     "--workers": "episodes played at once (default: %(default)s)",
     "--limit": "at most this many items of the selection (default: all)",
     "--question-type": "only single-target (st) or multi-target (mt) items",
@@ -693,13 +703,22 @@ OPTION_HELP = {
     ("import-reference", "--run"): "the name the imported run gets",
     ("import-inspect", "--run"): "the name the imported run gets",
     ("audit export", "--out"): "the directory the corrected release is written to (must not exist, or be empty)",
+    ("scale sequential", "--budget"): "points per episode (default: 30, the protocol's; --axis points sets it at "
+    "each level)",
+    ("scale sequential", "--max-turns"): "turns per episode (default: 20, the protocol's; --axis turns sets it at "
+    "each level)",
+    ("scale sequential", "--max-tokens-total"): "prompt + completion tokens per episode (default: 200000, the "
+    "protocol's; --axis tokens sets it at each level)",
+    ("export", "--format"): "what to write (required): agenthop-summary (the reference's summary.json), jsonl "
+    "(JSON Lines, a trajectory a line) or inspect (an Inspect AI log, with --out)",
     ("synth", "--out"): "the directory the benchmark is written to (must not exist, or be empty)",
     ("synth", "--preset"): "the sizes: demo (60 items, 240 papers) or paper (1,011 items, 7,205 papers) "
     "(default: %(default)s)",
     ("synth", "--seed"): "the generator's seed: the same seed and sizes write the same bytes (default: %(default)s)",
-    ("synth", "--items"): "items to build (default: the preset's)",
-    ("synth", "--papers"): "papers with full text in the pool (default: the preset's; too few for the items is "
-    "refused with a number that builds)",
+    ("synth", "--items"): "items to build, at most 5,000 (default: the preset's); the largest sizes build in under "
+    "a minute",
+    ("synth", "--papers"): "papers with full text in the pool, at most 10,000 (default: the preset's; too few for the "
+    "items is refused with a number that builds)",
 }
 
 
