@@ -380,7 +380,7 @@ def _sample_check(store: Store, trajectory: Mapping[str, Any], sample: LoggedSam
         "tool_result_mismatches": differ + abs(len(replayed) - len(sample.tool_texts)),
         "fields": {
             key: [sample.ended[key], trajectory[key]]
-            for key in CHECKED
-            if key in sample.ended and sample.ended[key] != trajectory[key]
+            for key in CHECKED  # a value the log left null (tokens no one measured) has nothing to be checked against
+            if sample.ended.get(key) is not None and sample.ended[key] != trajectory[key]
         },
     }
