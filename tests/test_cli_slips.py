@@ -137,3 +137,23 @@ def test_files_that_cannot_be_read_are_said_in_words(capsys, tmp_path):
     for args, words in cases.items():
         r = batch(capsys, *args)
         assert r.returncode == 2 and words in r.stderr and _said_in_words(r.stderr), (args, r.stderr)
+
+
+# ---------------------------------------------------------------- report --ci (item 11)
+
+
+def test_the_report_puts_each_interval_in_its_own_column_within_120_columns(capsys, monkeypatch):
+    """The intervals filled the `all` column (a 170-character table with empty ST/MT cells), the first row had no
+    axis, and the table said "resource" where the README says "resources"."""
+    monkeypatch.setenv("COLUMNS", "200")  # room to spare: the table's own width is measured
+    assert batch(capsys, "run", "--limit", "10", "--run", "h", "--quiet").returncode == 0
+    r = batch(capsys, "report", "h", "--ci")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    table = lines[1 : next(i for i, line in enumerate(lines) if line.startswith("└")) + 1]
+    assert max(len(line) for line in table) <= 120
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in table if line.startswith("│")]
+    assert rows[0][:2] == ["outcome", "accuracy"]
+    assert any(row[0] == "resources" for row in rows) and not any(row[0] == "resource" for row in rows)
+    paper = next(row for row in rows if row[:2] == ["95% Wilson", "paper recall"])
+    assert all(re.fullmatch(r"\d+\.\d% – \d+\.\d% \(n=\d+\)", cell) for cell in paper[2:]), paper
