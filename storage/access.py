@@ -15,24 +15,24 @@ import errno
 import os
 import sqlite3
 import stat
+import subprocess
 from pathlib import Path
 
 from storage.errors import StoreError, StoreFull, StoreReadOnly
 
-_FS_IOC_GETFLAGS = 0x80086601  # Linux: an inode's flags, as `lsattr` reads them
-_FS_IMMUTABLE_FL = 0x10
-
 
 def write_problem(path: Path) -> str | None:
-    """Why the store file `path` (existing, or to be created) cannot be written by this process; None when it can."""
+    """Why the store file `path` (existing, or to be created) cannot be written by this process; None when it can.
+
+    It never opens the file: closing any descriptor of a database file drops every POSIX lock this process holds
+    on it, SQLite's included, and a run asks this of the store it has open (`storage.locks`)."""
     folder = path.parent
     if _mounted_read_only(folder):
         return "its file system is mounted read-only"
-    if path.exists():
+    if path.exists() and not os.access(path, os.W_OK):
         if _immutable(path):
             return "the file is immutable (chattr +i)"
-        if not os.access(path, os.W_OK):
-            return f"the file is not writable by this user (mode {stat.filemode(path.stat().st_mode)[1:]})"
+        return f"the file is not writable by this user (mode {stat.filemode(path.stat().st_mode)[1:]})"
     if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
         why = "immutable (chattr +i)" if _immutable(folder) else "read-only"
         if not path.exists():
@@ -49,22 +49,14 @@ def _mounted_read_only(folder: Path) -> bool:
 
 
 def _immutable(path: Path) -> bool:
-    """The Linux immutable flag (`chattr +i`); False wherever it cannot be read."""
+    """The Linux immutable flag (`chattr +i`), as `lsattr` reads it in a process of its own (never a descriptor of
+    ours: see `write_problem`); False wherever it cannot be read. Asked only of a path already found unwritable."""
     try:
-        import array
-        import fcntl
-
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (ImportError, OSError):
+        done = subprocess.run(["lsattr", "-d", str(path)], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):  # no lsattr (not Linux, no e2fsprogs)
         return False
-    try:
-        flags = array.array("l", [0])
-        fcntl.ioctl(fd, _FS_IOC_GETFLAGS, flags)
-        return bool(flags[0] & _FS_IMMUTABLE_FL)
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
+    flags = done.stdout.split(maxsplit=1)[0] if done.returncode == 0 and done.stdout.strip() else ""
+    return "i" in flags
 
 
 def refusal(path: Path, why: str) -> StoreReadOnly:
