@@ -52,7 +52,7 @@ def _immutable(path: Path) -> bool:
     """The Linux immutable flag (`chattr +i`), as `lsattr` reads it in a process of its own (never a descriptor of
     ours: see `write_problem`); False wherever it cannot be read. Asked only of a path already found unwritable."""
     try:
-        done = subprocess.run(["lsattr", "-d", str(path)], capture_output=True, text=True, timeout=10)
+        done = subprocess.run(["lsattr", "-d", str(path)], capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):  # no lsattr (not Linux, no e2fsprogs)
         return False
     flags = done.stdout.split(maxsplit=1)[0] if done.returncode == 0 and done.stdout.strip() else ""
