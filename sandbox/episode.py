@@ -45,6 +45,7 @@ from sandbox.records import (
 from sandbox.strategies import VERIFIER_ERROR, Strategy, VerifierFailed
 from sandbox.tools import run_tool
 from sandbox.words import reasoning_span
+from storage.errors import StoreError
 from storage.json_types import JsonValue
 
 _ANSWER = re.compile(r"^\s*\(?([A-Da-d])\)?[.:)]?\s*$")
@@ -195,7 +196,7 @@ class Episode:
         summarize_text = SUMMARIZE_TEXT.set(self.texts.summarize)
         try:
             termination = await self._loop()
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, StoreError):  # the store failing (a full disk) is the run's, not the episode's
             raise
         # our bug or an agent's: the traceback is emitted, the episode ends as error, the run goes on
         except Exception as exc:  # noqa: BLE001 — recorded with its traceback

@@ -197,8 +197,12 @@ def load_prompts(path: str | Path) -> Prompts:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PromptsError(f"{path}: cannot read the prompts file ({exc.__class__.__name__}: {exc})") from None
+    except FileNotFoundError:
+        raise PromptsError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise PromptsError(f"{path}: not UTF-8 text, so not a prompts file") from None
+    except OSError as exc:  # a directory, no permission: in the system's words, not Python's exception names
+        raise PromptsError(f"{path}: cannot read the prompts file ({(exc.strerror or str(exc)).lower()})") from None
     return load_text(text, str(path))
 
 

@@ -50,9 +50,10 @@ class RunResult(TypedDict):
 
     run_id: int
     status: RunStatus
-    stop_reason: str | None  # why it stopped early (a person, a run-wide limit, the model server gone)
+    stop_reason: str | None  # why it stopped early (a person, a run-wide limit, the model server gone, a full disk)
     limit: str | None  # the run-wide limit that stopped it: tokens | cost
     unreachable: str | None  # the model server's error when it refused a connection
+    store_full: str | None  # the store's error when its disk filled up (the run stopped, what was committed kept)
     done: int
     planned: int
     correct: int

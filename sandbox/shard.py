@@ -45,5 +45,5 @@ def parse_shard(text: str) -> Shard:
     if not 1 <= count <= MAX_SHARDS:
         raise ValueError(f"the number of shards must be 1 to {MAX_SHARDS:,}, got {count}")
     if not 1 <= index <= count:
-        raise ValueError(f"the shard must be 1 to {count}, got {index}")
+        raise ValueError(f"the shard must be 1 to {count} (shards are counted from 1), got {index}")
     return Shard(index, count)

@@ -20,3 +20,11 @@ class StoreError(Exception):
 
 class RunConflict(StoreError):
     """Resuming into a run whose recorded configuration differs from the requested one."""
+
+
+class StoreReadOnly(StoreError):
+    """The store cannot be written here: its mode, an immutable flag, its folder, a file system mounted read-only."""
+
+
+class StoreFull(StoreError):
+    """The store's disk is full (or SQLite's own size limit is reached): nothing more can be committed."""

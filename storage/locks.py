@@ -21,6 +21,7 @@ import os
 import socket
 from pathlib import Path
 
+from storage.access import check_writable, store_error
 from storage.errors import StoreError
 
 try:
@@ -73,15 +74,23 @@ class RunLock:
     """The lock of one run; `acquire` raises RunBusy naming the holder, `release` lets the next one in."""
 
     def __init__(self, store_path: Path, run_name: str):
-        self.path = lock_path(Path(store_path), run_name)
+        self.store_path = Path(store_path)
+        self.path = lock_path(self.store_path, run_name)
         self.run_name = run_name
         self._fd: int | None = None
 
     def acquire(self) -> None:
+        """Take the lock, or refuse: RunBusy naming the holder; StoreReadOnly, before the locks' folder is created,
+        when the store cannot be written here (every holder of a lock writes the store); StoreFull when the disk
+        has no room for the lock file."""
         if fcntl is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        check_writable(self.store_path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise store_error(self.store_path, exc) or exc from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -90,8 +99,12 @@ class RunLock:
                 f"run '{self.run_name}' is in progress in another process ({_describe(self.path)}); "
                 "wait for it or stop it"
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+        except OSError as exc:
+            os.close(fd)
+            raise store_error(self.store_path, exc) or exc from None
         self._fd = fd
 
     def release(self) -> None:

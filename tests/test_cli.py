@@ -405,7 +405,7 @@ def test_an_unset_key_variable_with_a_base_url_is_warned_about(tmp_path, cli, mo
         ["report", "o", "--format", "json"],
         ["runs"],
         ["run", "--agent", "oracle", "--run", "o", "--limit", "3", "--quiet"],
-        ["compare", "o", "o"],
+        ["compare", "o", "p"],
         ["--help"],
     ],
     ids=["report", "report-json", "runs", "run", "compare", "help"],
@@ -415,7 +415,8 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, command, cli
     import os
 
     db = tmp_path / "s.sqlite"
-    assert cli("run", "--agent", "oracle", "--run", "o", "--limit", "3", "--quiet", db=db).returncode == 0
+    for name in ("o", "p") if command[0] == "compare" else ("o",):  # compare needs two runs
+        assert cli("run", "--agent", "oracle", "--run", name, "--limit", "3", "--quiet", db=db).returncode == 0
     read, write = os.pipe()
     os.close(read)  # every write to stdout now fails with EPIPE
     try:

@@ -207,6 +207,19 @@ def test_a_heuristic_run_exported_is_read_by_inspect_one_sample_per_trajectory(c
     )
 
 
+def test_a_scripted_runs_unmeasured_tokens_are_exported_as_null_not_0(capsys, tmp_path, heuristic_run):
+    """The heuristic calls no model: its tokens are not measured, "—" in every report, so null in the log (issue 44,
+    item 10: the score's metadata said `tokens: 0`)."""
+    out = tmp_path / "h.json"
+    assert batch(capsys, "export", heuristic_run, "--format", "inspect", "--out", str(out)).returncode == 0
+    for sample in read_eval_log(str(out)).samples:
+        score = sample.scores["agenthop_score"].metadata
+        assert (score["tokens"], score["prompt_tokens"], score["completion_tokens"]) == (None, None, None)
+        record = sample.metadata["agenthop"]
+        assert all(record[k] is None for k in ("tokens", "prompt_tokens", "completion_tokens", "cache_read_tokens"))
+        assert score["turns"] == record["turns"] > 0  # what was measured stays
+
+
 def test_export_then_import_gives_the_same_report(capsys, tmp_path, heuristic_run):
     out = tmp_path / "h.eval"
     assert batch(capsys, "export", heuristic_run, "--format", "inspect", "--out", str(out)).returncode == 0

@@ -76,8 +76,8 @@ def test_a_perfect_score_reads_a_wilson_interval_not_certainty(db, capsys):
     assert 0.9398 <= acc["low"] <= 0.9402 and acc["high"] == 1 and acc["method"] == "wilson"
     capsys.readouterr()
     assert main(["--batch", "report", "o", "--ci", "--db", str(db)]) == 0
-    line = next(x for x in capsys.readouterr().out.splitlines() if "95% CI" in x and "accuracy" in x)
-    assert "94.0% – 100.0% (n = 60 items; wilson)" in line
+    line = next(x for x in capsys.readouterr().out.splitlines() if "95% Wilson" in x and "accuracy" in x)
+    assert "94.0% – 100.0% (n=60)" in line
 
 
 def test_each_interval_states_its_own_n(db, capsys):
@@ -93,8 +93,9 @@ def test_each_interval_states_its_own_n(db, capsys):
     assert iv["conversion.mt"]["successes"] == sum(bool(t["correct"]) for t in recalled_mt)
     capsys.readouterr()
     assert main(["--batch", "report", "h", "--ci", "--db", str(db)]) == 0
-    line = next(x for x in capsys.readouterr().out.splitlines() if "paper_recall.mt" in x)
-    assert f"(n = {n_mt} items; wilson)" in line
+    line = next(x for x in capsys.readouterr().out.splitlines() if "95% Wilson" in x and "paper recall" in x)
+    st, mt, whole = [cell.strip() for cell in line.split("│")[3:6]]  # each interval in its own column
+    assert mt.endswith(f"(n={n_mt})") and whole.endswith("(n=60)") and st.endswith(f"(n={60 - n_mt})")
 
 
 def test_replicates_cluster_the_wilson_interval_by_item(db, capsys):
@@ -129,10 +130,10 @@ def test_unmeasured_tokens_have_no_interval_and_a_constant_mean_says_no_variatio
     assert iv["avg_turns"]["no_variation"] is (iv["avg_turns"]["low"] == iv["avg_turns"]["high"])
     capsys.readouterr()
     assert main(["--batch", "report", "o", "--ci", "--db", str(db)]) == 0
-    lines = [x for x in capsys.readouterr().out.splitlines() if "95% CI" in x]
-    assert not any("avg_tokens" in x for x in lines)
-    points = next(x for x in lines if "avg_points" in x)
-    assert "no variation: every resample gives 6.00" in points and "6.00 – 6.00" not in points
+    lines = [x for x in capsys.readouterr().out.splitlines() if "95% bootstrap" in x]
+    assert lines and not any("avg tokens" in x for x in lines)
+    points = next(x for x in lines if "avg points" in x)
+    assert "no variation: 6.00" in points and "6.00 – 6.00" not in points
 
 
 # ---------------------------------------------------------------- compare (§3 second bullet, §5 third bullet)

@@ -204,7 +204,7 @@ def test_panel_table_and_formats(panel_db, capsys, tmp_path):
     )
     assert main(["--batch", "report", "h", "--db", str(panel_db), "--format", "markdown", "--ci"]) == 0
     md = capsys.readouterr().out
-    assert "| axis | metric | ST | MT | all |" in md and "95% CI" in md
+    assert "| axis | metric | ST | MT | all |" in md and "| 95% Wilson | paper recall |" in md
 
 
 def test_single_run_analytics(panel_db, capsys):

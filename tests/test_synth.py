@@ -3,6 +3,8 @@
 import asyncio
 import json
 import re
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -356,3 +358,27 @@ def test_a_used_up_pool_stops_trying_soon(monkeypatch):
     with pytest.raises(synth.NotEnoughPapers):
         gen.build_items()
     assert len(tries) <= (len(gen.items) + 1) * STALL < 5000 * 50  # at most STALL tries without an item
+
+
+# ---------------------------------------------------------------- sizes past what builds at once (issue 44, item 3)
+
+
+def test_a_size_past_the_bound_is_refused_at_once_with_the_bound(tmp_path):
+    """`synth --items 100000` ran silently for minutes with growing memory. A subprocess bounded in time: before
+    the bound it would outlive the timeout (and fail the test) instead of answering."""
+    for flag, value, bound in (("--items", "100000", "5,000"), ("--papers", "50000", "10,000")):
+        done = subprocess.run(
+            [sys.executable, "-m", "workbench.cli", "--batch", "synth", "--out", str(tmp_path / "x"), flag, value],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2 and f"argument {flag}: must be at most {bound}" in done.stderr, done.stderr
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_the_synth_help_states_the_bounds(capsys):
+    with pytest.raises(SystemExit):
+        main(["--batch", "synth", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "at most 5,000" in text and "at most 10,000" in text and "under a minute" in text

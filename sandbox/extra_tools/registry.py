@@ -160,8 +160,10 @@ def load_file(path: str | Path) -> list[ExtraTool]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RegistryError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RegistryError(f"{path}: cannot be read ({exc})") from None
+    except UnicodeDecodeError:
+        raise RegistryError(f"{path}: not UTF-8 text, so not a JSON list of tool schemas") from None
+    except OSError as exc:  # a directory, no permission: in the system's words, not Python's exception names
+        raise RegistryError(f"{path}: cannot be read ({(exc.strerror or str(exc)).lower()})") from None
     except json.JSONDecodeError as exc:
         raise RegistryError(f"{path}: line {exc.lineno}: not JSON ({exc.msg})") from None
     if not isinstance(data, list) or not data:

@@ -31,6 +31,7 @@ from sandbox.runner.selection import select_items
 from sandbox.runner.spec import RunSpec
 from sandbox.runner.store_records import actions, item_meta, step_record, trajectory_record
 from storage import Store
+from storage.errors import StoreFull
 from storage.locks import RunLock
 from storage.records import StepRecord
 from storage.step_writer import PendingTrajectory, StepWriter
@@ -67,6 +68,7 @@ class Runner:
         self.run_cost = 0.0
         self.halted = False
         self.limit_hit: str | None = None  # "tokens" | "cost": which run-wide limit stopped the run
+        self.store_full: str | None = None  # the store's error when its disk filled up (run stopped)
         self.unreachable: str | None = None  # the error of the model server that refused a connection (run stopped)
         self._workers: list[asyncio.Task] = []
         self.extra_tools: Any = None  # the setting's tools while the run executes (sandbox.extra_tools.registry)
@@ -155,8 +157,7 @@ class Runner:
         finally:
             if self.stop_requested and status == "done":
                 status = "interrupted"
-            self.writer.close()
-            self.store.update_run(run_id, status=status, finished_at=_now(), note=self.stop_reason)
+            status = self._last_writes(run_id, status)
             close = getattr(self.factory, "aclose", None)
             if close is not None:  # the run's connection pool; shielded so a cancelled run still closes it
                 await asyncio.shield(close())
@@ -167,12 +168,29 @@ class Runner:
             "stop_reason": self.stop_reason,
             "limit": self.limit_hit,
             "unreachable": self.unreachable,
+            "store_full": self.store_full,
             "done": self.done,
             "planned": self.planned,
             "correct": self.correct,
             "skipped": skipped,
             "elapsed_s": time.monotonic() - started,
         }
+
+    def _last_writes(self, run_id: int, status: RunStatus) -> RunStatus:
+        """The run's end in the store: what the writer still holds (a cancelled episode's last steps), then the run's
+        status. On a full disk either may find no room: the run then ends as stopped by it (`store_full`), its
+        stored status possibly still `running` (the runs list shows a run whose process is gone as interrupted, and
+        the same command resumes it)."""
+        try:
+            self.writer.close()
+        except StoreFull as exc:
+            self._store_full(exc)
+            status = "interrupted" if status == "done" else status
+        try:
+            self.store.update_run(run_id, status=status, finished_at=_now(), note=self.stop_reason)
+        except StoreFull as exc:
+            self._store_full(exc)
+        return status
 
     def _prefix(self, run_name: str, item_id: str, replicate: int) -> list:
         """The previous budget level's turns for this item (none when it has no finished trajectory there)."""
@@ -236,6 +254,15 @@ class Runner:
             self.unreachable = error or "connection refused"
         if not self.halted:
             self._halt(f"the model server is unreachable: {self.unreachable}")
+
+    def _store_full(self, exc: StoreFull) -> None:
+        """The store's disk is full: no episode's steps can be committed any more, so every one in flight would be
+        played for nothing. The run stops as on a run-wide limit (interrupted, resumable) with what was committed
+        kept: the episodes in flight stay unfinished, and the same command redoes them once there is room."""
+        if self.store_full is None:
+            self.store_full = str(exc)
+        if not self.halted:
+            self._halt(str(exc))
 
     def _strategy(self):
         """The sequential strategy the run's scaling records (None: the original rule), its verifier made once."""
@@ -330,6 +357,9 @@ class Runner:
             )
             try:
                 traj = await episode.run()
+            except StoreFull as exc:  # its turn's steps found no room: the run stops, this episode unfinished
+                self._store_full(exc)
+                return
             except BaseException:  # cancelled (Ctrl-C, a run-wide limit): what it spent stays counted (the run's
                 self.writer.add_steps(trajectory, pending)  # end commits it)
                 raise
@@ -347,7 +377,11 @@ class Runner:
             record["tool_sequence"] = [s.tool_name for s in episode.steps if s.kind == "tool"]
             record["actions"] = actions(item, episode.steps)
             self.writer.finish(trajectory, record, final=not retry, steps=pending)
-            await self.writer.written()  # on disk before it is announced (a caller may read it from the store)
+            try:
+                await self.writer.written()  # on disk before it is announced (a caller may read it from the store)
+            except StoreFull as exc:  # not on disk: not finished (a resume redoes it)
+                self._store_full(exc)
+                return
             if not retry:
                 break
             attempt += 1

@@ -6,8 +6,9 @@ leaderboard, export, rename, delete), `data` (synth, items, audit, import-refere
 `reach` (serve-mcp, merge), `campaign` (campaign init, run, status, report).
 
 Exit status: 0 success, 2 bad input (dataset, flags, run conflicts; nothing written),
-1 an internal failure (with a traceback), 3 a run stopped incomplete by --max-run-tokens/--max-run-cost or by a
-model server on this machine that refuses connections, 130 interrupted (128 + the signal: 143 SIGTERM, 129 SIGHUP).
+1 an internal failure (with a traceback), 3 a run stopped incomplete by --max-run-tokens/--max-run-cost, by a
+model server on this machine that refuses connections or by the store's disk filling up, 130 interrupted (128 + the
+signal: 143 SIGTERM, 129 SIGHUP).
 The `--batch` path never imports textual, and litellm only when an LLM agent runs.
 """
 
@@ -56,16 +57,29 @@ def command(name: str) -> Callable[[argparse.Namespace], int]:
 def batch(argv: list[str]) -> int:
     """Run one headless command; map user mistakes to exit 2 and our bugs to exit 1 with a traceback."""
     from workbench.cli.context import _RESOURCES
-    from workbench.cli.parser import attach_list_values, build_parser, hoist_common_options
+    from workbench.cli.parser import attach_list_values, build_parser, hoist_common_options, imply_agent
 
     parser = build_parser()
-    args = parser.parse_args(attach_list_values(hoist_common_options(argv)))
+    args = imply_agent(parser.parse_args(attach_list_values(hoist_common_options(argv))))
+    _warn_of_config(args)
     with ExitStack() as resources:
         token = _RESOURCES.set(resources)
         try:
             return _dispatch(args)
         finally:
             _RESOURCES.reset(token)
+
+
+def _warn_of_config(args: argparse.Namespace) -> None:
+    """A config file that does not read is said in one warning line (the TUI says it at start). Where it matters —
+    an LLM run records its `[[pricing]]` — the launch service refuses the run instead (exit 2), so no warning."""
+    from workbench.service.config import config_problem
+
+    if args.command in ("run", "scale") and getattr(args, "agent", None) == "llm":
+        return
+    problem = config_problem()
+    if problem is not None:
+        sys.stderr.write(f"warning: {problem}; its settings are not used\n")
 
 
 def _dispatch(args: argparse.Namespace) -> int:

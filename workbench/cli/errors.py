@@ -17,7 +17,7 @@ class ExitCode(IntEnum):
     OK = 0
     INTERNAL = 1  # our bug: a traceback
     USAGE = 2  # bad input: one line, nothing written
-    INCOMPLETE = 3  # a run stopped by --max-run-tokens / --max-run-cost, or by an unreachable model server
+    INCOMPLETE = 3  # a run stopped by --max-run-tokens / --max-run-cost, an unreachable model server, a full disk
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT); SIGTERM and SIGHUP give 128 + their number
 
 
@@ -44,6 +44,8 @@ def user_exit_code(exc: BaseException) -> int | None:
 # What the user can do about a store problem (`storage.StoreError.remedy`), in this front end's words.
 REMEDIES = {
     "another_store": "choose another --db",
+    "writable_store": "make it writable, or choose another --db",
+    "free_space": "free space on its disk, or choose another --db",
     "rename_or_delete_run": "choose another --run name, or move the old run aside (--batch rename {run} NEW) or "
     "delete it (--batch delete {run})",
     "campaign_run_changed": "keep the run's settings in the campaign file to resume it, give its model another name "

@@ -7,6 +7,7 @@ import argparse
 import re
 
 from workbench.cli.argparser import Parser  # stdlib only: the parser stays light
+from workbench.cli.option_help import describe_options
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -22,8 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--shard",
         type=_shard,
         metavar="I/N",
-        help="run only shard I of N of the selected items × replicates (a stable hash: the same on "
-        "every host); `merge` then joins the shards' stores into one run",
+        help="run only shard I of N of the selected items × replicates, counted from 1 (1/4 … 4/4; a stable "
+        "hash: the same on every host); `merge` then joins the shards' stores into one run",
     )
 
     serve = sub.add_parser(
@@ -127,7 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     items.add_argument("--format", choices=("table", "json"), default="table")
 
-    export = sub.add_parser("export", help="a run as the reference's summary.json, or as JSON Lines")
+    export = sub.add_parser(
+        "export", help="a run as the reference's summary.json, as JSON Lines, or as an Inspect AI log"
+    )
     export.add_argument("name")
     export.add_argument("--format", choices=("agenthop-summary", "jsonl", "inspect"), required=True)
     export.add_argument("--out", help="file to write (default: stdout; inspect: required, FILE.eval or FILE.json)")
@@ -335,8 +338,8 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--out", required=True)
     synth.add_argument("--preset", choices=("demo", "paper"), default="demo")
     synth.add_argument("--seed", type=_bounded("seed"), default=0)
-    synth.add_argument("--items", type=_positive)
-    synth.add_argument("--papers", type=_positive)
+    synth.add_argument("--items", type=_bounded("synth_items"))
+    synth.add_argument("--papers", type=_bounded("synth_papers"))
     describe_options(parser)
     return parser
 
@@ -411,7 +414,7 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     from sandbox.records import DEFAULT_WORKERS, Caps  # the protocol's caps are the flags' defaults
 
     p.add_argument("--data", default="builtin", help=DATA_HELP)
-    p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
+    p.add_argument("--agent", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")  # default: `imply_agent`
     p.add_argument("--run", dest="run_name", type=_run_name, help="run name (re-use it to resume)")
     p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
     p.add_argument("--workers", type=_bounded("workers"), default=DEFAULT_WORKERS)
@@ -540,6 +543,14 @@ def _strategies(text: str) -> list[str]:
     return names
 
 
+def imply_agent(args: argparse.Namespace) -> argparse.Namespace:
+    """`--agent` left out: the LLM agent when `--model` names a model (only it plays one), else the heuristic. Given,
+    it stays as given: `--agent heuristic --model M` is still refused by the launch service as contradictory."""
+    if "agent" in args and args.agent is None:
+        args.agent = "llm" if getattr(args, "model", None) else "heuristic"
+    return args
+
+
 def _agent(text: str) -> str:
     """One of BATCH_AGENTS, or `human:NAME`, which `build_spec` refuses in one line with where to play instead."""
     from workbench.service.agents import is_human
@@ -653,65 +664,6 @@ SWEPT_CAP = {"points": "budget", "turns": "max_turns", "tokens": "max_tokens_tot
 
 DATA_HELP = "'builtin', a release directory, or hf:OWNER/NAME[@REVISION] (a release on the Hugging Face Hub)"
 COMMON_OPTIONS = {"--db": True, "--format": True, "--quiet": False}  # flag → takes a value
-
-
-# What an option means where a command gives it no words of its own: `--help` listed --db, --format and every
-# `synth` option bare. (command, flag) first, then the flag alone; tests/test_newcomer_cli.py checks each has one.
-OPTION_HELP = {
-    "--db": "the results store (default: $AGENTHOP_DB or the user data dir)",
-    "--format": "how to print: %(choices)s (default: %(default)s)",
-    "--agent": "who plays: oracle, random, heuristic, llm (default: %(default)s)",
-    "--workers": "episodes played at once (default: %(default)s)",
-    "--limit": "at most this many items of the selection (default: all)",
-    "--question-type": "only single-target (st) or multi-target (mt) items",
-    "--depth": "only items whose gold papers are this many hops from the seed (1 or 2)",
-    "--seed": "the agent's random seed, part of the run's identity (default: %(default)s)",
-    "--replicates": "episodes per item (default: %(default)s)",
-    "--budget": "points per episode (default: %(default)s)",
-    "--max-turns": "turns per episode (default: %(default)s)",
-    "--max-tokens-total": "prompt + completion tokens per episode (default: %(default)s)",
-    "--ablation": "which tools the agent gets: %(choices)s (default: %(default)s)",
-    "--top-k": "llm: top-k sampling (not every provider accepts it)",
-    "--transport": "stdio for a client that starts the server, http to serve one at --host:--port "
-    "(default: %(default)s)",
-    "--reverse": "the sort reversed",
-    "--quiet": "no progress on stderr",
-    "--data": "the dataset: builtin, a release directory, or hf:OWNER/NAME[@REVISION] on the Hugging Face Hub "
-    "(default: %(default)s)",
-    "--reviewer": "who reviews (default: the one remembered, else your user name)",
-    "--verdict": "the item's verdict: %(choices)s",
-    "--note": "why, in a few words (kept with the verdict)",
-    "--question-ok": "the question is answerable and unambiguous: yes or no",
-    "--gold-supported": "the gold answer is supported by the gold papers: yes or no",
-    "--labels-accurate": "the section labels point at the evidence: yes or no",
-    "--action": "what to do with the label: %(choices)s",
-    "--arxiv-id": "the labelled paper's arXiv id",
-    "--axis": "the budget that grows along the grid: %(choices)s",
-    "--correction": "the multiplicity correction over the transitions: %(choices)s (default: %(default)s)",
-    "--boot-seed": "the bootstrap's random seed (default: %(default)s)",
-    "--judge-base-url": "an OpenAI-compatible server for a model --judge (a local one needs no key)",
-    ("import-reference", "--run"): "the name the imported run gets",
-    ("import-inspect", "--run"): "the name the imported run gets",
-    ("audit export", "--out"): "the directory the corrected release is written to (must not exist, or be empty)",
-    ("synth", "--out"): "the directory the benchmark is written to (must not exist, or be empty)",
-    ("synth", "--preset"): "the sizes: demo (60 items, 240 papers) or paper (1,011 items, 7,205 papers) "
-    "(default: %(default)s)",
-    ("synth", "--seed"): "the generator's seed: the same seed and sizes write the same bytes (default: %(default)s)",
-    ("synth", "--items"): "items to build (default: the preset's)",
-    ("synth", "--papers"): "papers with full text in the pool (default: the preset's; too few for the items is "
-    "refused with a number that builds)",
-}
-
-
-def describe_options(parser: argparse.ArgumentParser, command: str = "") -> None:
-    """Give each option without help its OPTION_HELP words, in every command and subcommand."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                describe_options(sub, f"{command} {name}".strip())
-        elif action.option_strings and not action.help:
-            flag = action.option_strings[-1]
-            action.help = OPTION_HELP.get((command, flag)) or OPTION_HELP.get(flag)
 
 
 LIST_FLAGS = ("--grid", "--k")  # flags whose value is a comma-separated list of numbers

@@ -134,6 +134,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from workbench.cli.render.compare import print_compare
     from workbench.service.reports import compare_report
 
+    if args.a == args.b:  # every paired difference would be 0: nothing a reader could take from it
+        raise UsageError(f"compare needs two different runs: '{args.a}' is named twice")
     store = _open_store(args.db)
     store.run(args.a), store.run(args.b)
     _current_label_resolution(args.db, [args.a, args.b])

@@ -128,7 +128,7 @@ def _check_model(spec) -> None:
 
 
 def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
-    """Run one spec with progress on stderr; say so when a run-wide limit stopped it."""
+    """Run one spec with progress on stderr; say so when a run-wide limit, a server gone or a full disk stopped it."""
     from workbench.cli.progress import Progress
     from workbench.service.execution import runner
 
@@ -137,7 +137,13 @@ def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
         result = asyncio.run(until_signal(runner(spec, corpus, store, on_event=progress.update).run()))
     finally:
         progress.close()
-    if result.get("limit"):  # the same limit would stop a rerun at once
+    if result.get("store_full"):  # nothing more could be committed: a rerun redoes the episodes it cut short
+        sys.stderr.write(
+            f"stopped early: {result['store_full']}; the run is incomplete ({result['done']} of "
+            f"{result['planned']}, every finished trajectory kept): free space on the store's disk and run the "
+            "same command again to continue\n"
+        )
+    elif result.get("limit"):  # the same limit would stop a rerun at once
         flag = LIMIT_FLAGS[result["limit"]]
         sys.stderr.write(
             f"stopped early: {result['stop_reason']}; the run is incomplete ({result['done']} of "
@@ -155,9 +161,11 @@ def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
 
 
 def finished_status(*results: dict[str, Any]) -> int:
-    """0, or ExitCode.INCOMPLETE when a run-wide limit or an unreachable model server left a run unfinished (a
-    script must not take it for done)."""
-    stopped = any((r.get("limit") or r.get("unreachable")) and r["done"] < r["planned"] for r in results)
+    """0, or ExitCode.INCOMPLETE when a run-wide limit, an unreachable model server or a full disk left a run
+    unfinished (a script must not take it for done)."""
+    stopped = any(
+        r.get("store_full") or ((r.get("limit") or r.get("unreachable")) and r["done"] < r["planned"]) for r in results
+    )
     return ExitCode.INCOMPLETE if stopped else ExitCode.OK
 
 

@@ -16,13 +16,30 @@ class ConfigFileError(Exception):
 
 
 def load_config() -> dict[str, Any]:
+    """The parsed config file, {} when there is none; ConfigFileError saying what is wrong with it, in words."""
     path = config_path()
     if not path.is_file():
         return {}
     try:
-        return tomllib.loads(path.read_text())
-    except (tomllib.TOMLDecodeError, OSError) as exc:
-        raise ConfigFileError(f"{path}: {exc}") from None
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigFileError(f"config file {path}: cannot be read ({(exc.strerror or str(exc)).lower()})") from None
+    except UnicodeDecodeError:
+        raise ConfigFileError(f"config file {path}: not UTF-8 text") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        why = str(exc)
+        raise ConfigFileError(f"config file {path}: not valid TOML: {why[:1].lower()}{why[1:]}") from None
+
+
+def config_problem() -> str | None:
+    """What is wrong with the config file, in one line; None when it reads (or there is none)."""
+    try:
+        load_config()
+    except ConfigFileError as exc:
+        return str(exc)
+    return None
 
 
 def pricing_overrides() -> list[JsonObject] | None:

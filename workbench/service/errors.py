@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker and the reader; at
     from sandbox.release import DatasetError
     from sandbox.runner.selection import InvalidSlice
     from sandbox.synth.sizes import NotEnoughPapers
-    from storage.errors import RunConflict, StoreError
+    from storage.errors import RunConflict, StoreError, StoreFull, StoreReadOnly
 
 # name → the module that defines it
 _HOMES = {
@@ -27,6 +27,8 @@ _HOMES = {
     "LocalModelUnavailable": "sandbox.agents.local_model",
     "StoreError": "storage.errors",
     "RunConflict": "storage.errors",
+    "StoreReadOnly": "storage.errors",
+    "StoreFull": "storage.errors",
 }
 
 __all__ = [
@@ -37,6 +39,8 @@ __all__ = [
     "NotEnoughPapers",
     "RunConflict",
     "StoreError",
+    "StoreFull",
+    "StoreReadOnly",
 ]
 
 

@@ -14,10 +14,26 @@ from typing import Any, TextIO
 
 
 def open_store(path: Path | str, readonly: bool = False) -> Any:
-    """The store at `path` (created with its folders unless `readonly`); StoreError when it cannot be opened."""
+    """The store at `path` (created with its folders unless `readonly`); StoreError when it cannot be opened, and
+    StoreReadOnly, before anything is created, when it is opened to write and cannot be written here."""
     from storage import Store
 
     return Store(path, readonly=readonly)
+
+
+def open_store_to_read(path: Path | str) -> Any:
+    """The store at `path`, read-write where this process can write it, else read-only: what reads a store (a screen,
+    a result that may record what it computed, such as a judge's verdicts) still reads one it cannot write, and a
+    write then says why (StoreReadOnly). A writing command opens with `open_store`, which refuses such a store at
+    once."""
+    from storage.errors import StoreReadOnly
+
+    try:
+        return open_store(path)
+    except StoreReadOnly:
+        if not Path(path).exists():  # nothing to read: the refusal is the answer
+            raise
+        return open_store(path, readonly=True)
 
 
 def run_lock(store_path: Path, run_name: str) -> Any:

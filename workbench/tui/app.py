@@ -104,11 +104,12 @@ class WorkbenchApp(App[int]):
     # ------------------------------------------------------------ store
 
     def open_store(self, create: bool = True):
-        """The UI thread's store connection; None while no store file exists and `create` is False."""
+        """The UI thread's store connection; None while no store file exists and `create` is False. A store this
+        process cannot write is opened for reading: every screen reads it, and each write says why it cannot."""
         if self._store is None and (create or self.store_path.exists()):
-            from workbench.service.stores import open_store
+            from workbench.service.stores import open_store_to_read
 
-            self._store = open_store(self.store_path)
+            self._store = open_store_to_read(self.store_path)
         return self._store
 
     @property
@@ -553,9 +554,9 @@ class WorkbenchApp(App[int]):
         self.push_screen(ExportModal(name, paths.export_dir() / f"{safe}.jsonl"), chosen)
 
     def _export(self, name: str, path: Path, with_steps: bool) -> None:
-        from workbench.service.stores import export_run, open_store
+        from workbench.service.stores import export_run, open_store_to_read
 
-        store = open_store(self.store_path)
+        store = open_store_to_read(self.store_path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             n = export_run(store, name, path, with_steps=with_steps)

@@ -39,7 +39,7 @@ def report_rows(report: RunReport) -> list[Row5]:
     a, c = report["axes"], report["counts"]
     search, synthesis, searched, synthesised = a["search"], a["synthesis"], c["search"], c["synthesis"]
     rows: list[Row5] = [
-        ("", "accuracy", *_by_type(report["accuracy_by_type"], c["accuracy_by_type"])),
+        ("outcome", "accuracy", *_by_type(report["accuracy_by_type"], c["accuracy_by_type"])),
         ("search", "paper recall", *_by_type(search["paper_recall"], searched["paper_recall"])),
         ("search", "section recall", *_by_type(search["section_recall"], searched["section_recall"])),
         ("synthesis", "conversion", *_by_type(synthesis["conversion"], synthesised["conversion"])),
@@ -52,9 +52,28 @@ def report_rows(report: RunReport) -> list[Row5]:
     att = report["attribution"]
     for k, count in att["counts"].items():
         rows.append(("wrong answers", k, "", "", f"{count}/{att['n_wrong']}"))
-    for k, iv in (report.get("intervals") or {}).items():
-        if iv:
-            rows.append(("95% CI", k, "", "", interval_text(k, iv)))
+    return rows + _interval_rows(report.get("intervals") or {})
+
+
+# an interval's measure in words: the key's (`paper_recall` → paper recall), but for conversion given section recall
+CI_LABELS = {"conversion_section": "conversion, section recall"}
+
+
+def _interval_rows(intervals: Mapping[str, Interval | None]) -> list[Row5]:
+    """The 95% intervals, one row per measure, each in the column of its own items (`paper_recall.mt` under MT; a
+    key without a type is the whole run's), the method (Wilson or bootstrap) in the section cell."""
+    by_measure: dict[str, dict[str, Interval]] = {}
+    for key, iv in intervals.items():
+        if iv:  # None: not measured (a scripted agent's tokens), no interval
+            measure, _, kind = key.partition(".")
+            by_measure.setdefault(measure, {})[kind or "all"] = iv
+    rows: list[Row5] = []
+    for measure, ivs in by_measure.items():
+        method = (ivs.get("all") or next(iter(ivs.values()))).get("method") or "bootstrap"
+        # "95% Wilson" or "95% bootstrap": how either is clustered by item is the JSON's `method`; the cell's n says it
+        section = f"95% {'Wilson' if method.startswith('wilson') else 'bootstrap'}"
+        st, mt, whole = (interval_text(measure, ivs[k]) if k in ivs else "" for k in ("st", "mt", "all"))
+        rows.append((section, CI_LABELS.get(measure, measure.replace("_", " ")), st, mt, whole))
     return rows
 
 
@@ -66,7 +85,7 @@ def _by_type(values: ByType[float | None], counts: ByType[Pair]) -> tuple[str, s
 def _resource_axis_rows(r: ResourceAxis[float | None], c: ResourceAxis[Pair]) -> list[Row5]:
     """The resource axis of the core table: mean tokens (and as sent, cache reads included), turns, points, and
     the three cap rates."""
-    rows: list[Row5] = [("resource", "avg tokens", "", "", num(r["avg_tokens"], 0))]
+    rows: list[Row5] = [("resources", "avg tokens", "", "", num(r["avg_tokens"], 0))]
     if r["avg_prompt_tokens"] is not None:  # beside the protocol's count: what was sent, cache reads included
         rows.append(("", "avg prompt tokens incl. cache reads", "", "", num(r["avg_prompt_tokens"], 0)))
     rows.append(("", "avg turns", "", "", num(r["avg_turns"])))
@@ -80,17 +99,17 @@ def _resource_axis_rows(r: ResourceAxis[float | None], c: ResourceAxis[Pair]) ->
 MEAN_KEYS = ("calls_per_turn", "avg_tokens", "avg_turns", "avg_points")
 
 
-def interval_text(key: str, iv: Interval) -> str:
-    """'94.0% – 100.0% (n = 60 items; Wilson)': the bounds, the interval's own n (items, and trajectories when
-    replicates make them differ), and the method; a bootstrap that could not vary says so instead of [x, x]."""
-    fmt = (lambda v: num(v, 0 if key == "avg_tokens" else 2)) if key in MEAN_KEYS else pct
-    n = f"n = {counted(iv['n'], 'item')}"
+def interval_text(measure: str, iv: Interval) -> str:
+    """'94.0% – 100.0% (n=60)': the bounds and the interval's own n (its items, and its trajectories when
+    replicates make them differ); a bootstrap that could not vary says so instead of [x, x]. The method is the
+    row's (`_interval_rows`)."""
+    fmt = (lambda v: num(v, 0 if measure == "avg_tokens" else 2)) if measure in MEAN_KEYS else pct
+    n = f"n={iv['n']:,}"
     if iv.get("n_trajectories") not in (None, iv["n"]):
-        n += f", {counted(iv['n_trajectories'], 'trajectory', 'trajectories')}"
-    method = iv.get("method") or "bootstrap"
+        n += f" items, {counted(iv['n_trajectories'], 'trajectory', 'trajectories')}"
     if iv.get("no_variation"):
-        return f"no variation: every resample gives {fmt(iv['low'])} ({n}; {method})"
-    return f"{fmt(iv['low'])} – {fmt(iv['high'])} ({n}; {method})"
+        return f"no variation: {fmt(iv['low'])} ({n})"
+    return f"{fmt(iv['low'])} – {fmt(iv['high'])} ({n})"
 
 
 def _share(pair: list | None) -> str:
@@ -155,16 +174,16 @@ def _resource_rows(report: RunReport) -> list[Row5]:
     """Error and non-submission rates, the cache-hit rate, replies the completion limit cut off."""
     r, counts = report["axes"]["resource"], report["counts"]["resource"]
     rows: list[Row5] = [
-        ("resource", "error rate (ended in error)", "", "", _cell(r["error_rate"], counts["error_rate"])),
-        ("resource", "episodes with an API error", "", "", _cell(r["api_error_rate"], counts["api_error_rate"])),
-        ("resource", "non-submission rate", "", "", _cell(r["non_submission_rate"], counts["non_submission_rate"])),
+        ("resources", "error rate (ended in error)", "", "", _cell(r["error_rate"], counts["error_rate"])),
+        ("resources", "episodes with an API error", "", "", _cell(r["api_error_rate"], counts["api_error_rate"])),
+        ("resources", "non-submission rate", "", "", _cell(r["non_submission_rate"], counts["non_submission_rate"])),
     ]
     if r["cache_hit_rate"] is not None:
         hits = _cell(r["cache_hit_rate"], counts["cache_hit_rate"])
-        rows.append(("resource", "cache hit rate (cache reads ÷ prompt tokens)", "", "", hits))
+        rows.append(("resources", "cache hit rate (cache reads ÷ prompt tokens)", "", "", hits))
     cut = report["cut_off"]
     lost = f"{cut['turns']} in {cut['trajectories']} trajectories · {cut['calls_lost']} calls lost"
-    rows.append(("resource", "replies cut off (finish_reason length)", "", "", lost))
+    rows.append(("resources", "replies cut off (finish_reason length)", "", "", lost))
     return rows
 
 

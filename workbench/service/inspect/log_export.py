@@ -41,6 +41,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall as InspectCall
 
+from sandbox.agents.registry import measures_tokens
 from sandbox.corpus import Corpus
 from sandbox.prompts import build_prompt
 from storage import Store
@@ -63,7 +64,8 @@ def export_inspect(store: Store, run_name: str, corpus: Corpus, out: Path) -> in
     # the run's tags (`run --family/--tier`, `runs tag`): an import keeps them, as `merge` and the JSONL export do
     record["family"], record["tier"] = run.get("family"), run.get("tier")
     trajectories = store.trajectories(run["id"])
-    samples = [_sample(store, corpus, run, t) for t in trajectories]
+    measured = measures_tokens(run["agent"], run.get("identity"))
+    samples = [_sample(store, corpus, run, t, measured) for t in trajectories]
     correct = sum(1 for t in trajectories if t["correct"])
     created = run.get("created_at") or datetime.now(UTC).isoformat(timespec="seconds")
     log = EvalLog(
@@ -102,7 +104,11 @@ def export_inspect(store: Store, run_name: str, corpus: Corpus, out: Path) -> in
     return len(samples)
 
 
-def _sample(store: Store, corpus: Corpus, run: RunRow, trajectory: TrajectoryRow) -> EvalSample:
+# a trajectory's token counts: a run that measured none (a scripted agent's) exports them as null, never as 0
+TOKEN_FIELDS = ("tokens", "prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_creation_tokens")
+
+
+def _sample(store: Store, corpus: Corpus, run: RunRow, trajectory: TrajectoryRow, measured: bool) -> EvalSample:
     item = corpus.item(trajectory["item_id"])
     prompt = build_prompt(item, caps_of(run["caps"]), run["ablation"])
     opening: list[ChatMessage] = [
@@ -110,7 +116,9 @@ def _sample(store: Store, corpus: Corpus, run: RunRow, trajectory: TrajectoryRow
         ChatMessageUser(content=prompt.first_message),
     ]
     record = {k: v for k, v in trajectory.items() if k not in ("id", "run_id", "actions")}
-    score = trajectory_score(trajectory)
+    if not measured:
+        record.update(dict.fromkeys(TOKEN_FIELDS, None))
+    score = trajectory_score(record)
     steps = store.steps(trajectory["id"])
     return EvalSample(
         id=item.id,

@@ -193,8 +193,11 @@ def _read(path: Path, header_only: bool = False) -> EvalLog:
         log = read_eval_log(str(path), header_only=header_only)
     except FileNotFoundError:
         raise InspectImportError(f"{path}: no such file") from None
-    except Exception as exc:  # noqa: BLE001 — any reader failure is an unreadable file, named with its reason
-        raise InspectImportError(f"{path}: not an Inspect log ({type(exc).__name__}: {exc})") from None
+    except PermissionError:
+        raise InspectImportError(f"{path}: cannot be read (permission denied)") from None
+    except Exception:  # noqa: BLE001 — any other reader failure (a zip without its directory, JSON of another shape)
+        # is a file that is not a log; the reader's own words ("EOCD not found", a pydantic dump) would not help
+        raise InspectImportError(f"{path}: not an Inspect log (.eval or .json)") from None
     if log.eval.task not in TASKS:
         raise InspectImportError(
             f"{path}: a log of the task {log.eval.task!r}; only logs of {TASKS[0]} can be imported"
@@ -377,7 +380,7 @@ def _sample_check(store: Store, trajectory: Mapping[str, Any], sample: LoggedSam
         "tool_result_mismatches": differ + abs(len(replayed) - len(sample.tool_texts)),
         "fields": {
             key: [sample.ended[key], trajectory[key]]
-            for key in CHECKED
-            if key in sample.ended and sample.ended[key] != trajectory[key]
+            for key in CHECKED  # a value the log left null (tokens no one measured) has nothing to be checked against
+            if sample.ended.get(key) is not None and sample.ended[key] != trajectory[key]
         },
     }

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from workbench.service.stores import open_store
+from workbench.service.stores import open_store_to_read
 
 if TYPE_CHECKING:
     from workbench.service.records.parallel import ParallelReport
@@ -38,7 +38,7 @@ def compute_plateau(store_path: Path, group: str, options: PlateauOptions) -> Pl
     """The same result `scale plateau --group` prints (with the per-level costs), on its own store connection."""
     from workbench.service.scaling.sequential import group_plateau
 
-    store = open_store(store_path)
+    store = open_store_to_read(store_path)
     try:
         result = group_plateau(store, group, **options)
     finally:
@@ -51,7 +51,7 @@ def compute_strategies(store_path: Path, groups: tuple[str, ...], options: Plate
     """The comparison `scale strategies --group …` prints, on its own store connection."""
     from workbench.service.scaling.strategies import strategy_comparison
 
-    store = open_store(store_path)
+    store = open_store_to_read(store_path)
     try:
         return strategy_comparison(store, list(groups), **options)
     finally:
@@ -62,7 +62,7 @@ def compute_tools(store_path: Path, group: str) -> ToolsReport:
     """The registry-size table `scale tools` prints for a group, on its own store connection."""
     from workbench.service.scaling.tools import tools_report
 
-    store = open_store(store_path)
+    store = open_store_to_read(store_path)
     try:
         return tools_report(store, group)
     finally:
@@ -85,7 +85,7 @@ def compute_parallel(
     from workbench.service.scaling.judging import is_stored_judge, recorded_judge
     from workbench.service.scaling.parallel import parallel_report
 
-    store = open_store(store_path)
+    store = open_store_to_read(store_path)
     try:
         run = store.run(run_name)
         corpus = open_corpus(run["dataset"])

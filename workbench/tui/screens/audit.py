@@ -405,16 +405,22 @@ class AuditScreen(WorkbenchNode, Screen):
     def action_verdict(self, verdict: str) -> None:
         if self.current is None:
             return
+        from workbench.service.errors import StoreError
+
         draft = self.draft()
-        audit.record_verdict(
-            self.corpus.fingerprint,
-            self.store_path,
-            self.current,
-            self.reviewer,
-            verdict,
-            draft.note,
-            dict(zip(audit.CHECKS, draft.checks, strict=True)),
-        )
+        try:
+            audit.record_verdict(
+                self.corpus.fingerprint,
+                self.store_path,
+                self.current,
+                self.reviewer,
+                verdict,
+                draft.note,
+                dict(zip(audit.CHECKS, draft.checks, strict=True)),
+            )
+        except StoreError as exc:  # a store that cannot be written, or a full disk: the draft stays as typed
+            self._message(str(exc), error=True)
+            return
         self.drafts.pop(self.current, None)
         self._load(self.current)
         self.refresh_items(self.current)
@@ -437,12 +443,14 @@ class AuditScreen(WorkbenchNode, Screen):
     async def _edit(self, do: Callable[[str], str], select: int | None = None) -> bool:
         """Run one label edit of the item shown (`do` given its id) through `workbench.service.audit` (checked, then
         stored), then redraw the sheet with the same label selected (or `select`)."""
+        from workbench.service.errors import StoreError
+
         item_id = self.current
         if item_id is None:
             return False
         try:
             done = do(item_id)
-        except audit.AuditError as exc:
+        except (audit.AuditError, StoreError) as exc:  # an edit that cannot be made; a store that cannot be written
             self._message(str(exc), error=True)
             return False
         index = self.label_index if select is None else select
