@@ -31,7 +31,7 @@ from workbench.tui.widgets.meters import LEVEL_VARIABLE, level, level_style, met
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.tables import EpisodeTable, clear_rows, column_room
 from workbench.tui.widgets.transcript import TranscriptView, build_entries
-from workbench.views.cells import fraction, usd
+from workbench.views.cells import duration, fraction, usd
 
 REFRESH_HZ = 10
 BARS = (10, 8, 8)  # meter bar widths of POINTS, TURNS, TOKENS; NARROW_BARS below WIDE columns, for LAST CALL's sake
@@ -51,17 +51,6 @@ STATUS = {
     "interrupted": "■ interrupted",
     "failed": "✗ failed",
 }
-
-
-def duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "—"
-    seconds = round(seconds)
-    if seconds >= 3600:
-        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-    if seconds >= 60:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds}s"
 
 
 def stats_line(s: Snapshot) -> Text:
