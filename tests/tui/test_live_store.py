@@ -194,3 +194,40 @@ async def test_s_on_the_live_screen_of_a_run_launched_here_opens_its_episode_in_
         stepper = app.screen
         assert (stepper.traj["item_id"], stepper.traj["replicate"]) == key and stepper.view.n_turns >= 1
         assert "in progress" not in str(stepper.query_one("#stepper-title").render())
+
+
+async def test_enter_on_the_campaign_screen_watches_a_run_another_process_executes(tmp_path):
+    """A campaign run by `--batch campaign run` in another process: enter on its run in progress opens the Live
+    screen through the store (its trajectories are what a run finished before opens)."""
+    from workbench.service.stores import lock_holder
+    from workbench.tui.screens.campaign import CampaignScreen
+    from workbench.tui.store_monitor import StoreMonitor
+
+    db = tmp_path / "store.sqlite"
+    model = GatedModel()
+    with model.server as srv:
+        path = tmp_path / "c.toml"
+        path.write_text(
+            f'name = "c"\nlimit = 2\nworkers = 1\n[[models]]\nname = "g"\nmodel = "openai/gated"\n'
+            f'base_url = "{srv.url}"\ncalls_in_flight = 1\n',
+            encoding="utf-8",
+        )
+        argv = [sys.executable, "-m", "workbench.cli", "--batch", "campaign", "run", str(path), "--db", str(db)]
+        proc = subprocess.Popen(argv, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            app = make_app()
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: db.exists() and lock_holder(db, "c-g-full") is not None, "the run begun")
+                app.open_campaign(path)
+                await until(pilot, lambda: isinstance(app.screen, CampaignScreen) and app.screen.plan, "the plan")
+                await pilot.press("enter")
+                await until(pilot, lambda: not isinstance(app.screen, CampaignScreen), "another screen")
+                live = app.screen
+                assert isinstance(live, LiveScreen) and isinstance(live.monitor, StoreMonitor)
+                assert live.monitor.name == "c-g-full"
+                model.allow(100)
+                await until(pilot, lambda: "✓ done" in title(live), "the run done")
+        finally:
+            model.allow(100)
+            reap(proc)
+    assert proc.returncode == 0, proc.stderr

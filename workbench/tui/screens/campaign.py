@@ -197,11 +197,14 @@ class CampaignScreen(WorkbenchNode, Screen):
             job.cancel()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        """A run of this session on the Live screen; one finished before it started, its trajectories."""
+        """A run of this session, or one another process is executing (its lock held), on the Live screen; one
+        finished before, its trajectories."""
+        from workbench.service.stores import lock_holder
+
         name = event.row_key.value
         if name is None:
             return
-        if name in self.app.jobs:
+        if name in self.app.jobs or lock_holder(self.app.store_path, name) is not None:
             self.app.watch_run(name)
         elif name in self.app.run_names():
             self.app.open_run(name)
