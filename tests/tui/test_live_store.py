@@ -231,3 +231,36 @@ async def test_enter_on_the_campaign_screen_watches_a_run_another_process_execut
             model.allow(100)
             reap(proc)
     assert proc.returncode == 0, proc.stderr
+
+
+async def test_a_campaign_run_waiting_its_turn_is_not_counted_in_progress(tmp_path):
+    """Two runs of a campaign on one endpoint go one after the other: while the first runs, the runs list says one
+    run in progress and marks only it, the second waiting its turn on the lane."""
+    from workbench.service.stores import lock_holder
+
+    db = tmp_path / "store.sqlite"
+    model = GatedModel()
+    with model.server as srv:
+        path = tmp_path / "c.toml"
+        path.write_text(
+            f'name = "c"\nlimit = 1\nworkers = 1\n[runs]\nablations = ["full", "no-search"]\n[[models]]\nname = "g"\n'
+            f'model = "openai/gated"\nbase_url = "{srv.url}"\ncalls_in_flight = 1\n',
+            encoding="utf-8",
+        )
+        app = make_app()
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                home = app.screen
+                app.open_campaign(path)
+                await until(pilot, lambda: getattr(app.screen, "plan", None) is not None, "the plan")
+                await pilot.press("ctrl+r")
+                await until(pilot, lambda: db.exists() and lock_holder(db, "c-g-full") is not None, "the first run")
+                await pilot.press("escape")
+                await until(pilot, lambda: "▶" in state_cell(home, "c-g-full"), "the first run listed ▶")
+                assert "c-g-no-search" in app.jobs and app.jobs["c-g-no-search"].active  # registered, waiting
+                assert "1 run in progress" in str(home.query_one("#runs-title").render())
+                model.allow(100)
+                await until(pilot, lambda: app.campaigns["c"].status == "done", "the campaign done")
+                await until(pilot, lambda: state_cell(home, "c-g-no-search") == "done", "the second run listed done")
+        finally:
+            model.allow(100)

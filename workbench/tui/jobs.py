@@ -83,6 +83,12 @@ class RunJob:
     def active(self) -> bool:
         return self.monitor.status in ("starting", "running")
 
+    @property
+    def in_progress(self) -> bool:
+        """Active and begun: launched on its own worker, or reached by its campaign's lane. A campaign's run waiting
+        its turn is active (it may not be deleted or renamed meanwhile) but not in progress."""
+        return self.active and (self.worker is not None or self._loop is not None)
+
     def start(self, app) -> None:
         self.worker = app.run_worker(
             self.execute,

@@ -259,7 +259,7 @@ class RunsScreen(WorkbenchNode, Screen):
         """The title bar: the store, and how many runs are in progress."""
         app = self.app
         title = Text.assemble((" AgentHop Workbench", "bold"), "  ·  store: ", display_path(app.store_path))
-        active = len({name for name, j in app.jobs.items() if j.active} | set(self._first_seen))
+        active = len({name for name, j in app.jobs.items() if j.in_progress} | set(self._first_seen))
         if active:
             title.append(f"  ·  {counted(active, 'run')} in progress")
         self.query_one("#runs-title", Static).update(title)
@@ -303,8 +303,9 @@ class RunsScreen(WorkbenchNode, Screen):
     def _cells(self, row: RunListing) -> list[Any]:
         job = self.app.jobs.get(row["name"])
         status = row["status"]
-        if (job is not None and job.active) or status == "running":  # executed here, or by another process
-            speed = job.monitor.snapshot().rate if job is not None and job.active else self.rate(row)
+        # executed here (a campaign's run waiting its turn is not yet), or by another process
+        if (job is not None and job.in_progress) or status == "running":
+            speed = job.monitor.snapshot().rate if job is not None and job.in_progress else self.rate(row)
             status_text = Text(f"▶ {speed:.1f}/s" if speed else "▶", style="bold")
         else:
             status_text = Text(status)
