@@ -126,6 +126,8 @@ async def test_the_live_screen_follows_a_run_another_process_writes_to_its_end(t
                     return str(stepper.query_one("#stepper-title").render())
 
                 assert "in progress" in stepper_title()
+                # no answer nor ending yet: neither is said (it read "in progress (—) · None")
+                assert stepper_title().endswith(" · in progress · trajectory 1/1 · child")
                 turns = stepper.view.n_turns
                 model.allow()  # submit: the first episode ends
                 await until(pilot, lambda: stepper.view.n_turns > turns, "the new turn in the stepper")
