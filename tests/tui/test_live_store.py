@@ -80,6 +80,11 @@ def state_cell(home: RunsScreen, name: str) -> str:
     return str(table.get_row(name)[-1]) if name in home.shown else ""
 
 
+def read(screen) -> bool:
+    """Whether the campaign screen has read its file: planned, or refused."""
+    return screen.plan is not None or screen.error is not None
+
+
 def reap(proc: subprocess.Popen) -> None:
     try:
         proc.communicate(timeout=DEADLINE_S)
@@ -221,7 +226,8 @@ async def test_enter_on_the_campaign_screen_watches_a_run_another_process_execut
             async with app.run_test(size=SIZE) as pilot:
                 await until(pilot, lambda: db.exists() and lock_holder(db, "c-g-full") is not None, "the run begun")
                 app.open_campaign(path)
-                await until(pilot, lambda: isinstance(app.screen, CampaignScreen) and app.screen.plan, "the plan")
+                await until(pilot, lambda: isinstance(app.screen, CampaignScreen) and read(app.screen), "the file read")
+                assert app.screen.error is None, app.screen.error
                 await pilot.press("enter")
                 await until(pilot, lambda: not isinstance(app.screen, CampaignScreen), "another screen")
                 live = app.screen
@@ -266,3 +272,44 @@ async def test_a_campaign_run_waiting_its_turn_is_not_counted_in_progress(tmp_pa
                 await until(pilot, lambda: state_cell(home, "c-g-no-search") == "done", "the second run listed done")
         finally:
             model.allow(100)
+
+
+async def test_the_campaign_screen_follows_a_campaign_another_process_runs(tmp_path):
+    """The campaign screen opened on a campaign `--batch campaign run` executes in another process: its rows follow
+    the store (episodes done, status) to the end, not the state read when the screen opened."""
+    from workbench.service.stores import lock_holder
+    from workbench.tui.screens.campaign import CampaignScreen
+
+    db = tmp_path / "store.sqlite"
+    model = GatedModel()
+    with model.server as srv:
+        path = tmp_path / "c.toml"
+        path.write_text(
+            f'name = "c"\nlimit = 2\nworkers = 1\n[[models]]\nname = "g"\nmodel = "openai/gated"\n'
+            f'base_url = "{srv.url}"\ncalls_in_flight = 1\n',
+            encoding="utf-8",
+        )
+        argv = [sys.executable, "-m", "workbench.cli", "--batch", "campaign", "run", str(path), "--db", str(db)]
+        proc = subprocess.Popen(argv, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            app = make_app()
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: db.exists() and lock_holder(db, "c-g-full") is not None, "the run begun")
+                app.open_campaign(path)
+                await until(pilot, lambda: isinstance(app.screen, CampaignScreen) and read(app.screen), "the file read")
+                assert app.screen.error is None, app.screen.error
+                screen = app.screen
+
+                def cells() -> list[str]:
+                    table = screen.query_one("#campaign-runs", DataTable)
+                    return [str(c) for c in table.get_row_at(0)] if table.row_count else []
+
+                assert cells()[4:] == ["0/2", "—", "▶ running"]
+                model.allow(3)  # the first episode, to its end
+                await until(pilot, lambda: cells()[4] == "1/2", "one episode done shown")
+                model.allow(100)
+                await until(pilot, lambda: cells()[4:] == ["2/2", "—", "✓ done"], "the run shown done")
+        finally:
+            model.allow(100)
+            reap(proc)
+    assert proc.returncode == 0, proc.stderr
