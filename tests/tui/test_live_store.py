@@ -313,3 +313,40 @@ async def test_the_campaign_screen_follows_a_campaign_another_process_runs(tmp_p
             model.allow(100)
             reap(proc)
     assert proc.returncode == 0, proc.stderr
+
+
+async def test_starting_a_campaign_another_process_runs_is_refused_before_anything_runs(tmp_path):
+    """ctrl+r on a campaign whose run another process executes refuses, as `campaign run` does, before anything
+    runs: started anyway, this session failed that run and raced the other process for the runs after it."""
+    from workbench.service.stores import lock_holder
+    from workbench.tui.screens.campaign import CampaignScreen
+
+    db = tmp_path / "store.sqlite"
+    model = GatedModel()
+    with model.server as srv:
+        path = tmp_path / "c.toml"
+        path.write_text(
+            f'name = "c"\nlimit = 1\nworkers = 1\n[runs]\nablations = ["full", "no-search"]\n[[models]]\nname = "g"\n'
+            f'model = "openai/gated"\nbase_url = "{srv.url}"\ncalls_in_flight = 1\n',
+            encoding="utf-8",
+        )
+        argv = [sys.executable, "-m", "workbench.cli", "--batch", "campaign", "run", str(path), "--db", str(db)]
+        proc = subprocess.Popen(argv, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            app = make_app()
+            async with app.run_test(size=SIZE, notifications=True) as pilot:
+                await until(pilot, lambda: db.exists() and lock_holder(db, "c-g-full") is not None, "the run begun")
+                app.open_campaign(path)
+                await until(pilot, lambda: isinstance(app.screen, CampaignScreen) and read(app.screen), "the file read")
+                screen = app.screen
+                await pilot.press("ctrl+r")
+                said = "run 'c-g-full' is in progress in another process"
+                await until(pilot, lambda: any(said in n.message for n in app._notifications), "the refusal")
+                assert "c" not in app.campaigns and "c-g-no-search" not in app.jobs  # nothing was started here
+                assert str(screen.query_one("#campaign-runs", DataTable).get_row_at(0)[-1]) == "▶ running"
+                model.allow(100)
+                await until(pilot, lambda: proc.poll() is not None, "the other process done")
+        finally:
+            model.allow(100)
+            reap(proc)
+    assert proc.returncode == 0, proc.stderr

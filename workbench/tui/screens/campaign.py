@@ -87,6 +87,7 @@ class CampaignScreen(WorkbenchNode, Screen):
         from workbench.service.campaign import (
             CampaignFileError,
             campaign_status,
+            check_against_store,
             check_models,
             load_campaign,
             plan_campaign,
@@ -104,6 +105,7 @@ class CampaignScreen(WorkbenchNode, Screen):
 
         app = self.app
         problems = (CampaignFileError, LaunchError, DatasetError, InvalidSlice, StoreError, LookupError)
+        refusal: str | None = None
         try:
             plan = plan_campaign(load_campaign(self.path))
             check_models(plan)  # a key missing: said here, before anything can start
@@ -111,6 +113,11 @@ class CampaignScreen(WorkbenchNode, Screen):
             store = open_store(app.store_path, readonly=True) if app.store_path.exists() else None
             try:
                 states = campaign_status(store, plan, corpus)
+                if start and store is not None:  # as `campaign run`: refused before anything runs
+                    try:
+                        check_against_store(store, plan, corpus.fingerprint)
+                    except StoreError as exc:  # a run another process executes, or stored with other settings
+                        refusal = str(exc)
             finally:
                 if store is not None:
                     store.close()
@@ -119,7 +126,9 @@ class CampaignScreen(WorkbenchNode, Screen):
             app.call_from_thread(self._failed, str(exc))
             return
         app.call_from_thread(self._planned, plan, states, previews)
-        if start:
+        if refusal is not None:
+            app.call_from_thread(self.notify, f"not started: {refusal}", severity="error", timeout=8)
+        elif start:
             app.call_from_thread(self._start)
 
     def _failed(self, message: str) -> None:
