@@ -219,7 +219,7 @@ class CampaignScreen(WorkbenchNode, Screen):
                 states = campaign_status(store, plan, corpus)
             finally:
                 store.close()
-        except (DatasetError, StoreError):
+        except (DatasetError, StoreError, LookupError):  # LookupError: the corpus is unavailable
             return  # said when the file was read; the rows keep what they show
         app.call_from_thread(self._states_read, plan, states)
 
