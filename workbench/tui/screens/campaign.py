@@ -224,8 +224,8 @@ class CampaignScreen(WorkbenchNode, Screen):
         app.call_from_thread(self._states_read, plan, states)
 
     def _states_read(self, plan: Any, states: list[Any]) -> None:
-        if plan is not self.plan or self.job is not None:
-            return  # the file was read again, or the campaign started here meanwhile
+        if not self.is_attached or plan is not self.plan or self.job is not None:
+            return  # the screen left, the file was read again, or the campaign started here meanwhile
         if [(s.done, s.planned, s.status) for s in states] != [(s.done, s.planned, s.status) for s in self.states]:
             self.states = states
             self._draw_rows()
