@@ -111,3 +111,17 @@ def test_the_leaderboard_json_matches_its_record():
     boards = json.loads(GOLDEN.read_text())["leaderboard"]
     assert boards and boards[0]["rows"]  # a board with rows: the row record is exercised
     assert mismatches(list[Board], boards, "leaderboard") == []
+
+
+def test_the_plateau_json_matches_its_record():
+    """`stats.plateau.PlateauResult.to_dict` and the `Plateau` record name the same fields (the record mirrors the
+    dataclass: it cannot import it, `--batch runs` must not load numpy): a field added to one only is found."""
+    import numpy as np
+
+    from stats.plateau import plateau
+    from workbench.service.records.sequential import Plateau
+
+    scores = np.array([[0, 0, 1], [0, 1, 1], [1, 1, 1], [0, 0, 0], [0, 1, 1]], dtype=float)
+    found = json.loads(json.dumps(plateau(scores, [1, 2, 3], n_boot=50).to_dict()))
+    assert found["transitions"]  # the transition record is exercised too
+    assert mismatches(Plateau, found, "plateau") == []

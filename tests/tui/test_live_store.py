@@ -80,6 +80,11 @@ def state_cell(home: RunsScreen, name: str) -> str:
     return str(table.get_row(name)[-1]) if name in home.shown else ""
 
 
+def read(screen) -> bool:
+    """Whether the campaign screen has read its file: planned, or refused."""
+    return screen.plan is not None or screen.error is not None
+
+
 def reap(proc: subprocess.Popen) -> None:
     try:
         proc.communicate(timeout=DEADLINE_S)
@@ -126,6 +131,8 @@ async def test_the_live_screen_follows_a_run_another_process_writes_to_its_end(t
                     return str(stepper.query_one("#stepper-title").render())
 
                 assert "in progress" in stepper_title()
+                # no answer nor ending yet: neither is said (it read "in progress (—) · None")
+                assert stepper_title().endswith(" · in progress · trajectory 1/1 · child")
                 turns = stepper.view.n_turns
                 model.allow()  # submit: the first episode ends
                 await until(pilot, lambda: stepper.view.n_turns > turns, "the new turn in the stepper")
@@ -194,3 +201,152 @@ async def test_s_on_the_live_screen_of_a_run_launched_here_opens_its_episode_in_
         stepper = app.screen
         assert (stepper.traj["item_id"], stepper.traj["replicate"]) == key and stepper.view.n_turns >= 1
         assert "in progress" not in str(stepper.query_one("#stepper-title").render())
+
+
+async def test_enter_on_the_campaign_screen_watches_a_run_another_process_executes(tmp_path):
+    """A campaign run by `--batch campaign run` in another process: enter on its run in progress opens the Live
+    screen through the store (its trajectories are what a run finished before opens)."""
+    from workbench.service.stores import lock_holder
+    from workbench.tui.screens.campaign import CampaignScreen
+    from workbench.tui.store_monitor import StoreMonitor
+
+    db = tmp_path / "store.sqlite"
+    model = GatedModel()
+    with model.server as srv:
+        path = tmp_path / "c.toml"
+        path.write_text(
+            f'name = "c"\nlimit = 2\nworkers = 1\n[[models]]\nname = "g"\nmodel = "openai/gated"\n'
+            f'base_url = "{srv.url}"\ncalls_in_flight = 1\n',
+            encoding="utf-8",
+        )
+        argv = [sys.executable, "-m", "workbench.cli", "--batch", "campaign", "run", str(path), "--db", str(db)]
+        proc = subprocess.Popen(argv, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            app = make_app()
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: db.exists() and lock_holder(db, "c-g-full") is not None, "the run begun")
+                app.open_campaign(path)
+                await until(pilot, lambda: isinstance(app.screen, CampaignScreen) and read(app.screen), "the file read")
+                assert app.screen.error is None, app.screen.error
+                await pilot.press("enter")
+                await until(pilot, lambda: not isinstance(app.screen, CampaignScreen), "another screen")
+                live = app.screen
+                assert isinstance(live, LiveScreen) and isinstance(live.monitor, StoreMonitor)
+                assert live.monitor.name == "c-g-full"
+                model.allow(100)
+                await until(pilot, lambda: "✓ done" in title(live), "the run done")
+        finally:
+            model.allow(100)
+            reap(proc)
+    assert proc.returncode == 0, proc.stderr
+
+
+async def test_a_campaign_run_waiting_its_turn_is_not_counted_in_progress(tmp_path):
+    """Two runs of a campaign on one endpoint go one after the other: while the first runs, the runs list says one
+    run in progress and marks only it, the second waiting its turn on the lane."""
+    from workbench.service.stores import lock_holder
+
+    db = tmp_path / "store.sqlite"
+    model = GatedModel()
+    with model.server as srv:
+        path = tmp_path / "c.toml"
+        path.write_text(
+            f'name = "c"\nlimit = 1\nworkers = 1\n[runs]\nablations = ["full", "no-search"]\n[[models]]\nname = "g"\n'
+            f'model = "openai/gated"\nbase_url = "{srv.url}"\ncalls_in_flight = 1\n',
+            encoding="utf-8",
+        )
+        app = make_app()
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                home = app.screen
+                app.open_campaign(path)
+                await until(pilot, lambda: getattr(app.screen, "plan", None) is not None, "the plan")
+                await pilot.press("ctrl+r")
+                await until(pilot, lambda: db.exists() and lock_holder(db, "c-g-full") is not None, "the first run")
+                await pilot.press("escape")
+                await until(pilot, lambda: "▶" in state_cell(home, "c-g-full"), "the first run listed ▶")
+                assert "c-g-no-search" in app.jobs and app.jobs["c-g-no-search"].active  # registered, waiting
+                assert "1 run in progress" in str(home.query_one("#runs-title").render())
+                model.allow(100)
+                await until(pilot, lambda: app.campaigns["c"].status == "done", "the campaign done")
+                await until(pilot, lambda: state_cell(home, "c-g-no-search") == "done", "the second run listed done")
+        finally:
+            model.allow(100)
+
+
+async def test_the_campaign_screen_follows_a_campaign_another_process_runs(tmp_path):
+    """The campaign screen opened on a campaign `--batch campaign run` executes in another process: its rows follow
+    the store (episodes done, status) to the end, not the state read when the screen opened."""
+    from workbench.service.stores import lock_holder
+    from workbench.tui.screens.campaign import CampaignScreen
+
+    db = tmp_path / "store.sqlite"
+    model = GatedModel()
+    with model.server as srv:
+        path = tmp_path / "c.toml"
+        path.write_text(
+            f'name = "c"\nlimit = 2\nworkers = 1\n[[models]]\nname = "g"\nmodel = "openai/gated"\n'
+            f'base_url = "{srv.url}"\ncalls_in_flight = 1\n',
+            encoding="utf-8",
+        )
+        argv = [sys.executable, "-m", "workbench.cli", "--batch", "campaign", "run", str(path), "--db", str(db)]
+        proc = subprocess.Popen(argv, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            app = make_app()
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: db.exists() and lock_holder(db, "c-g-full") is not None, "the run begun")
+                app.open_campaign(path)
+                await until(pilot, lambda: isinstance(app.screen, CampaignScreen) and read(app.screen), "the file read")
+                assert app.screen.error is None, app.screen.error
+                screen = app.screen
+
+                def cells() -> list[str]:
+                    table = screen.query_one("#campaign-runs", DataTable)
+                    return [str(c) for c in table.get_row_at(0)] if table.row_count else []
+
+                assert cells()[4:] == ["0/2", "—", "▶ running"]
+                model.allow(3)  # the first episode, to its end
+                await until(pilot, lambda: cells()[4] == "1/2", "one episode done shown")
+                model.allow(100)
+                await until(pilot, lambda: cells()[4:] == ["2/2", "—", "✓ done"], "the run shown done")
+        finally:
+            model.allow(100)
+            reap(proc)
+    assert proc.returncode == 0, proc.stderr
+
+
+async def test_starting_a_campaign_another_process_runs_is_refused_before_anything_runs(tmp_path):
+    """ctrl+r on a campaign whose run another process executes refuses, as `campaign run` does, before anything
+    runs: started anyway, this session failed that run and raced the other process for the runs after it."""
+    from workbench.service.stores import lock_holder
+    from workbench.tui.screens.campaign import CampaignScreen
+
+    db = tmp_path / "store.sqlite"
+    model = GatedModel()
+    with model.server as srv:
+        path = tmp_path / "c.toml"
+        path.write_text(
+            f'name = "c"\nlimit = 1\nworkers = 1\n[runs]\nablations = ["full", "no-search"]\n[[models]]\nname = "g"\n'
+            f'model = "openai/gated"\nbase_url = "{srv.url}"\ncalls_in_flight = 1\n',
+            encoding="utf-8",
+        )
+        argv = [sys.executable, "-m", "workbench.cli", "--batch", "campaign", "run", str(path), "--db", str(db)]
+        proc = subprocess.Popen(argv, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            app = make_app()
+            async with app.run_test(size=SIZE, notifications=True) as pilot:
+                await until(pilot, lambda: db.exists() and lock_holder(db, "c-g-full") is not None, "the run begun")
+                app.open_campaign(path)
+                await until(pilot, lambda: isinstance(app.screen, CampaignScreen) and read(app.screen), "the file read")
+                screen = app.screen
+                await pilot.press("ctrl+r")
+                said = "run 'c-g-full' is in progress in another process"
+                await until(pilot, lambda: any(said in n.message for n in app._notifications), "the refusal")
+                assert "c" not in app.campaigns and "c-g-no-search" not in app.jobs  # nothing was started here
+                assert str(screen.query_one("#campaign-runs", DataTable).get_row_at(0)[-1]) == "▶ running"
+                model.allow(100)
+                await until(pilot, lambda: proc.poll() is not None, "the other process done")
+        finally:
+            model.allow(100)
+            reap(proc)
+    assert proc.returncode == 0, proc.stderr

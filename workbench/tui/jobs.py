@@ -43,6 +43,14 @@ def session_seconds(started_at: str | None, finished_at: str | None) -> float:
         return 0.0
 
 
+def background(app: Any, body: Callable[[], Any], kind: str, name: str, group: str) -> Any:
+    """`body` as an app-level thread worker (`kind:name` in `group`): leaving a screen never cancels it, and an
+    error in it is the job's to report, not the app's end."""
+    return app.run_worker(
+        body, name=f"{kind}:{name}", group=group, thread=True, exit_on_error=False, description=f"{kind} {name}"
+    )
+
+
 def tokens_measured(spec: Any) -> bool:
     """Whether the run's token counts are measurements (the reports' one rule): a scripted agent calls no model."""
     from workbench.service.agents import measures_tokens
@@ -83,15 +91,14 @@ class RunJob:
     def active(self) -> bool:
         return self.monitor.status in ("starting", "running")
 
+    @property
+    def in_progress(self) -> bool:
+        """Active and begun: launched on its own worker, or reached by its campaign's lane. A campaign's run waiting
+        its turn is active (it may not be deleted or renamed meanwhile) but not in progress."""
+        return self.active and (self.worker is not None or self._loop is not None)
+
     def start(self, app) -> None:
-        self.worker = app.run_worker(
-            self.execute,
-            name=f"run:{self.name}",
-            group="runs",
-            thread=True,
-            exit_on_error=False,
-            description=f"run {self.name}",
-        )
+        self.worker = background(app, self.execute, "run", self.name, "runs")
 
     async def execute(self) -> RunResult | None:
         """The worker body (on the worker's thread and loop)."""
@@ -227,14 +234,7 @@ class StudyJob:
 
     def start(self, app) -> None:
         self._app = app
-        self.worker = app.run_worker(
-            self.execute,
-            name=f"study:{self.name}",
-            group="studies",
-            thread=True,
-            exit_on_error=False,
-            description=f"study {self.name}",
-        )
+        self.worker = background(app, self.execute, "study", self.name, "studies")
 
     async def execute(self) -> None:
         from workbench.service.scaling import judge_study
@@ -318,14 +318,7 @@ class CampaignJob:
     def start(self, app) -> None:
         for name, job in self.runs.items():
             app.jobs[name] = job
-        self.worker = app.run_worker(
-            self.execute,
-            name=f"campaign:{self.name}",
-            group="campaigns",
-            thread=True,
-            exit_on_error=False,
-            description=f"campaign {self.name}",
-        )
+        self.worker = background(app, self.execute, "campaign", self.name, "campaigns")
 
     async def execute(self) -> None:
         from workbench.service.campaign import execute_campaign

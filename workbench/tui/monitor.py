@@ -21,18 +21,17 @@ KEEP_FINISHED = 32  # finished episodes whose transcript stays followable
 
 
 @dataclass
-class Episode:
-    """One (item, replicate) in flight: its ledger as of the last step and the steps so far."""
+class EpisodeLedger:
+    """An episode's ledger as of its last step, and its end: what its row on the Live screen shows. A run this TUI
+    executes keeps its steps (`Episode`), a run read from the store counts them (`store_monitor.StoredEpisode`)."""
 
     item_id: str
     replicate: int
-    started: float
     turn: int = 0
     points_used: int = 0
     tokens: int = 0
     rejections: int = 0
     last_call: str = ""
-    steps: list[Any] = field(default_factory=list)
     finished: bool = False
     correct: bool | None = None
     termination: str | None = None
@@ -40,6 +39,34 @@ class Episode:
     @property
     def key(self) -> tuple[str, int]:
         return self.item_id, self.replicate
+
+    def step_count(self) -> int:
+        raise NotImplementedError
+
+    def row(self) -> EpisodeRow:
+        return EpisodeRow(
+            self.key,
+            self.turn,
+            self.points_used,
+            self.tokens,
+            self.rejections,
+            self.last_call,
+            self.step_count(),
+            self.finished,
+            self.correct,
+            self.termination,
+        )
+
+
+@dataclass
+class Episode(EpisodeLedger):
+    """One (item, replicate) in flight: its ledger as of the last step and the steps so far."""
+
+    started: float = field(kw_only=True)
+    steps: list[Any] = field(default_factory=list)
+
+    def step_count(self) -> int:
+        return len(self.steps)
 
 
 @dataclass(frozen=True)
@@ -123,21 +150,6 @@ def tool_label(name: str | None, args: Any) -> str:
     return f"{name}({inner})"
 
 
-def _row(ep: Episode) -> EpisodeRow:
-    return EpisodeRow(
-        ep.key,
-        ep.turn,
-        ep.points_used,
-        ep.tokens,
-        ep.rejections,
-        ep.last_call,
-        len(ep.steps),
-        ep.finished,
-        ep.correct,
-        ep.termination,
-    )
-
-
 class RunMonitor:
     """Feeds on RunEvents; see the module docstring."""
 
@@ -197,7 +209,7 @@ class RunMonitor:
         step = event.step
         ep = self.live.get(key)
         if ep is None or step.index == 0:  # a new episode, or a retried attempt starting over
-            ep = self.live[key] = Episode(event.item_id, event.replicate, self.clock())
+            ep = self.live[key] = Episode(event.item_id, event.replicate, started=self.clock())
             self.finished_eps.pop(key, None)
         ep.steps.append(step)
         led = step.ledger
@@ -265,8 +277,8 @@ class RunMonitor:
             rate = self.new_done / session if session > 0 and self.new_done else None
             left = max(0, self.planned - self.done)
             eta = left / rate if rate else (0.0 if self.status == "running" and not left else None)
-            rows = tuple(_row(ep) for ep in sorted(self.live.values(), key=lambda e: e.started))
-            finished = tuple(_row(ep) for ep in reversed(self.finished_eps.values()))
+            rows = tuple(ep.row() for ep in sorted(self.live.values(), key=lambda e: e.started))
+            finished = tuple(ep.row() for ep in reversed(self.finished_eps.values()))
             return Snapshot(
                 name=self.name,
                 status=self.status,

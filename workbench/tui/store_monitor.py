@@ -16,14 +16,14 @@ import json
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
 from sandbox.records import TERMINATIONS, CapsRecord
 from storage.rows import FinishedRow, LiveEpisodeRow
-from workbench.tui.monitor import KEEP_FINISHED, EpisodeRow, Snapshot, tool_label
+from workbench.tui.monitor import KEEP_FINISHED, EpisodeLedger, Snapshot, tool_label
 
 Key = tuple[str, int]
 GONE = "the process executing it is gone (killed?): launch the same run to resume it"
@@ -42,40 +42,15 @@ def epoch(iso: str | None) -> float | None:
 
 
 @dataclass
-class StoredEpisode:
+class StoredEpisode(EpisodeLedger):
     """An episode as its committed steps leave it: its trajectory (a retried attempt is a new one) and ledger."""
 
-    trajectory_id: int
-    item_id: str
-    replicate: int
-    turn: int = 0
-    points_used: int = 0
-    tokens: int = 0
-    rejections: int = 0
-    last_call: str = ""
+    trajectory_id: int = field(kw_only=True)
     n_steps: int = 0
     cost: float = 0.0
-    finished: bool = False
-    correct: bool | None = None
-    termination: str | None = None
 
-    @property
-    def key(self) -> Key:
-        return self.item_id, self.replicate
-
-    def row(self) -> EpisodeRow:
-        return EpisodeRow(
-            self.key,
-            self.turn,
-            self.points_used,
-            self.tokens,
-            self.rejections,
-            self.last_call,
-            self.n_steps,
-            self.finished,
-            self.correct,
-            self.termination,
-        )
+    def step_count(self) -> int:
+        return self.n_steps
 
     def take(self, now: LiveEpisodeRow) -> bool:
         """The episode as its committed steps leave it now; whether it moved since the last look."""
@@ -206,7 +181,7 @@ class StoreMonitor:
         if termination == "error" and t["error"]:
             self.errors.append(f"{t['item_id']}: {t['error']}")
             del self.errors[:-20]
-        ep = self.live.pop(key, None) or StoredEpisode(t["id"], t["item_id"], t["replicate"])
+        ep = self.live.pop(key, None) or StoredEpisode(t["item_id"], t["replicate"], trajectory_id=t["id"])
         ep.finished, ep.correct, ep.termination = True, bool(t["correct"]), termination
         if t["turns"] is not None:  # where it ended, also for an episode begun and finished between two polls
             ep.turn, ep.points_used, ep.tokens = t["turns"], t["points_used"] or 0, t["tokens"] or 0
@@ -227,7 +202,7 @@ class StoreMonitor:
             tid = now["trajectory_id"]
             ep = by_id.get(tid)
             if ep is None:
-                ep = StoredEpisode(tid, now["item_id"], now["replicate"])
+                ep = StoredEpisode(now["item_id"], now["replicate"], trajectory_id=tid)
                 self._unsettled.add(tid)
                 self._max_id = max(self._max_id, tid)
             live[ep.key] = ep

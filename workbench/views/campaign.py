@@ -4,19 +4,7 @@ episodes, tokens, cost and the time left."""
 from __future__ import annotations
 
 from workbench.service.records.campaign import CampaignTotals
-from workbench.views.cells import usd
-
-
-def duration(seconds: float | None) -> str:
-    """`42s`, `3m05s`, `2h07m`; `—` when unknown."""
-    if seconds is None:
-        return "—"
-    seconds = round(seconds)
-    if seconds >= 3600:
-        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-    if seconds >= 60:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds}s"
+from workbench.views.cells import duration, usd
 
 
 def token_count(n: int) -> str:

@@ -66,6 +66,18 @@ def usd(value: float | None, digits: int = 2) -> str:
 TIER_SHORT = {"closed-frontier": "closed", "open-frontier": "open", "compute-efficient": "efficient"}
 
 
+def duration(seconds: float | None) -> str:
+    """`42s`, `3m05s`, `2h07m`; `—` when unknown (an ETA, an elapsed time)."""
+    if seconds is None:
+        return "—"
+    seconds = round(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    if seconds >= 60:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds}s"
+
+
 def family_cell(family: str | None) -> str:
     """A run's model family, `—` when it has none (a scripted agent nobody tagged)."""
     return family or NOT_MEASURED

@@ -8,8 +8,7 @@ unsanitised: the screen makes it safe to show.
 from __future__ import annotations
 
 from workbench.tui.monitor import EpisodeRow, Snapshot
-from workbench.views.campaign import duration
-from workbench.views.cells import fraction, usd
+from workbench.views.cells import duration, fraction, usd
 
 STATUS = {
     "starting": "… starting",

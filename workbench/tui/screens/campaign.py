@@ -1,6 +1,7 @@
 """A campaign file on screen: its plan (each run with its model, endpoint, episodes and estimated cost; the totals),
 then, once started (ctrl+r), one line per run with its progress and the campaign's totals (runs, episodes, tokens,
-cost, time left); enter on a run opens it on the Live screen.
+cost, time left); enter on a run opens it on the Live screen. Not started here, the rows follow the store (another
+process may be running the campaign).
 
 The file is read, planned and estimated by `workbench.service.campaign` (as `--batch campaign run` reads it) on a
 thread; a problem in the file is shown as the CLI says it (file, line, key) and nothing can be started.
@@ -8,6 +9,7 @@ thread; a problem in the file is shown as the CLI says it (file, line, key) and 
 
 from __future__ import annotations
 
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,7 @@ COLUMNS = (
     ("status", "STATUS"),
 )
 REFRESH_HZ = 4
+STORE_POLL_S = 1.0  # how often the store is read for a campaign this session does not execute
 
 
 class CampaignTable(DataTable):
@@ -56,6 +59,7 @@ class CampaignScreen(WorkbenchNode, Screen):
         self.previews: list[Any] = []
         self.error: str | None = None
         self._shown: tuple | None = None  # what the rows show (the plan, each run's progress)
+        self._polled = 0.0  # when the store was last read for the runs' progress (no job of this session)
 
     def compose(self) -> ComposeResult:
         yield Static(f" Campaign · {sanitize(str(self.path))}", id="campaign-title", classes="title-bar")
@@ -83,6 +87,7 @@ class CampaignScreen(WorkbenchNode, Screen):
         from workbench.service.campaign import (
             CampaignFileError,
             campaign_status,
+            check_against_store,
             check_models,
             load_campaign,
             plan_campaign,
@@ -100,6 +105,7 @@ class CampaignScreen(WorkbenchNode, Screen):
 
         app = self.app
         problems = (CampaignFileError, LaunchError, DatasetError, InvalidSlice, StoreError, LookupError)
+        refusal: str | None = None
         try:
             plan = plan_campaign(load_campaign(self.path))
             check_models(plan)  # a key missing: said here, before anything can start
@@ -107,6 +113,11 @@ class CampaignScreen(WorkbenchNode, Screen):
             store = open_store(app.store_path, readonly=True) if app.store_path.exists() else None
             try:
                 states = campaign_status(store, plan, corpus)
+                if start and store is not None:  # as `campaign run`: refused before anything runs
+                    try:
+                        check_against_store(store, plan, corpus.fingerprint)
+                    except StoreError as exc:  # a run another process executes, or stored with other settings
+                        refusal = str(exc)
             finally:
                 if store is not None:
                     store.close()
@@ -115,7 +126,9 @@ class CampaignScreen(WorkbenchNode, Screen):
             app.call_from_thread(self._failed, str(exc))
             return
         app.call_from_thread(self._planned, plan, states, previews)
-        if start:
+        if refusal is not None:
+            app.call_from_thread(self.notify, f"not started: {refusal}", severity="error", timeout=8)
+        elif start:
             app.call_from_thread(self._start)
 
     def _failed(self, message: str) -> None:
@@ -133,7 +146,7 @@ class CampaignScreen(WorkbenchNode, Screen):
     def _draw_rows(self) -> None:
         """The plan's rows with each run's progress; redrawn only when the progress changed."""
         progress = self._progress()
-        shown = (id(self.previews), tuple(sorted(progress.items())))
+        shown = (id(self.previews), id(self.states), tuple(sorted(progress.items())))
         if shown == self._shown:
             return
         self._shown = shown
@@ -141,7 +154,7 @@ class CampaignScreen(WorkbenchNode, Screen):
         cursor = table.cursor_row
         table.clear()
         for p in self.previews:
-            cells = row_cells(p, progress.get(p.name, (p.already_done, p.episodes, self._stored_status(p.name))))
+            cells = row_cells(p, progress.get(p.name) or self._stored(p))
             table.add_row(
                 *(
                     Text(sanitize(cell), justify="right" if key in NUMERIC else "left")
@@ -152,8 +165,12 @@ class CampaignScreen(WorkbenchNode, Screen):
         if self.previews:
             table.move_cursor(row=min(cursor, len(self.previews) - 1))
 
-    def _stored_status(self, name: str) -> str:
-        return next((s.status for s in self.states if s.name == name), "not started")
+    def _stored(self, preview: Any) -> tuple[int, int, str]:
+        """A run's progress as the store last read holds it (done, planned, status)."""
+        state = next((s for s in self.states if s.name == preview.name), None)
+        if state is None:
+            return preview.already_done, preview.episodes, "not started"
+        return state.done, state.planned, state.status
 
     # ------------------------------------------------------------ running
 
@@ -170,10 +187,48 @@ class CampaignScreen(WorkbenchNode, Screen):
     def refresh_progress(self) -> None:
         job = self.job
         if job is None:
+            self._poll_store()
             return
         self._draw_rows()
         line = running_line(job.name, job.tracker.totals(), job.status, job.message)
         self.query_one("#campaign-totals", Static).update(Text(" " + sanitize(line)))
+
+    def _poll_store(self) -> None:
+        """No job of this session: the runs' progress read from the store (another process may be running the
+        campaign), at most every STORE_POLL_S, on a thread."""
+        now = time.monotonic()
+        if self.plan is None or now - self._polled < STORE_POLL_S or all(s.finished for s in self.states):
+            return
+        self._polled = now
+        self.run_worker(
+            partial(self._read_states, self.plan), thread=True, group="campaign-store", name="campaign-store"
+        )
+
+    def _read_states(self, plan: Any) -> None:
+        from workbench.service.campaign import campaign_status
+        from workbench.service.errors import DatasetError, StoreError
+        from workbench.service.stores import open_store
+
+        app = self.app
+        if not app.store_path.exists():
+            return
+        try:
+            corpus = app.corpora.corpus(plan.campaign.data)
+            store = open_store(app.store_path, readonly=True)
+            try:
+                states = campaign_status(store, plan, corpus)
+            finally:
+                store.close()
+        except (DatasetError, StoreError, LookupError):  # LookupError: the corpus is unavailable
+            return  # said when the file was read; the rows keep what they show
+        app.call_from_thread(self._states_read, plan, states)
+
+    def _states_read(self, plan: Any, states: list[Any]) -> None:
+        if not self.is_attached or plan is not self.plan or self.job is not None:
+            return  # the screen left, the file was read again, or the campaign started here meanwhile
+        if [(s.done, s.planned, s.status) for s in states] != [(s.done, s.planned, s.status) for s in self.states]:
+            self.states = states
+            self._draw_rows()
 
     def action_start(self) -> None:
         """Start the campaign (or resume it) from the store as it is now: the file and the store are read again."""
@@ -197,11 +252,14 @@ class CampaignScreen(WorkbenchNode, Screen):
             job.cancel()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        """A run of this session on the Live screen; one finished before it started, its trajectories."""
+        """A run of this session, or one another process is executing (its lock held), on the Live screen; one
+        finished before, its trajectories."""
+        from workbench.service.stores import lock_holder
+
         name = event.row_key.value
         if name is None:
             return
-        if name in self.app.jobs:
+        if name in self.app.jobs or lock_holder(self.app.store_path, name) is not None:
             self.app.watch_run(name)
         elif name in self.app.run_names():
             self.app.open_run(name)

@@ -174,7 +174,7 @@ class RunsScreen(WorkbenchNode, Screen):
         """The title bar: the store, and how many runs are in progress."""
         app = self.app
         title = Text.assemble((" AgentHop Workbench", "bold"), "  ·  store: ", display_path(app.store_path))
-        active = len({name for name, j in app.jobs.items() if j.active} | set(self._first_seen))
+        active = len({name for name, j in app.jobs.items() if j.in_progress} | set(self._first_seen))
         if active:
             title.append(f"  ·  {counted(active, 'run')} in progress")
         if "dataset" not in self.keys and self.rows:  # one dataset for every run: said once, not on each row
@@ -221,7 +221,9 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def _cells(self, row: RunListing) -> list[Any]:
         job = self.app.jobs.get(row["name"])
-        here = job if job is not None and job.active else None  # executed by this TUI
+        here = (
+            job if job is not None and job.in_progress else None
+        )  # executed by this TUI (a campaign's queued run: not yet)
         in_progress = here is not None or row["status"] == "running"  # here, or by another process
         speed = here.monitor.snapshot().rate if here is not None else self.rate(row) if in_progress else None
         status_text = Text(form.status_words(row["status"], in_progress, speed), style="bold" if in_progress else "")

@@ -140,11 +140,14 @@ class StepperScreen(SteppingScreen):
     def show_header(self) -> None:
         """The title bar and the item pane (the transcript and meters are the StepView's)."""
         traj = self.traj
-        verdict = "in progress" if self.in_progress else ("correct ✓" if traj.get("correct") else "wrong ✗")
+        if self.in_progress:  # no answer nor ending yet
+            outcome = "in progress"
+        else:
+            verdict = "correct ✓" if traj.get("correct") else "wrong ✗"
+            outcome = f"{verdict} ({sanitize(traj.get('answer') or '—')}) · {traj.get('termination')}"
         kind = traj.get("question_type") or traj.get("kind") or "?"
         title = (
-            f" {traj['item_id']} r{traj.get('replicate', 0)} · {kind} d{traj.get('depth') or '?'} · {verdict} "
-            f"({sanitize(traj.get('answer') or '—')}) · {traj.get('termination')} · "
+            f" {traj['item_id']} r{traj.get('replicate', 0)} · {kind} d{traj.get('depth') or '?'} · {outcome} · "
             f"trajectory {self.index + 1}/{len(self.ids)} · {self.run['name']}"
         )
         title += trajectory_note(traj.get("error"))
