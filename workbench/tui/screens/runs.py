@@ -221,9 +221,8 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def _cells(self, row: RunListing) -> list[Any]:
         job = self.app.jobs.get(row["name"])
-        here = (
-            job if job is not None and job.in_progress else None
-        )  # executed by this TUI (a campaign's queued run: not yet)
+        # executed by this TUI (a campaign's run waiting its turn is not yet)
+        here = job if job is not None and job.in_progress else None
         in_progress = here is not None or row["status"] == "running"  # here, or by another process
         speed = here.monitor.snapshot().rate if here is not None else self.rate(row) if in_progress else None
         status_text = Text(form.status_words(row["status"], in_progress, speed), style="bold" if in_progress else "")
