@@ -243,7 +243,7 @@ async def test_enter_on_the_campaign_screen_watches_a_run_another_process_execut
 
 async def test_a_campaign_run_waiting_its_turn_is_not_counted_in_progress(tmp_path):
     """Two runs of a campaign on one endpoint go one after the other: while the first runs, the runs list says one
-    run in progress and marks only it, the second waiting its turn on the lane."""
+    run in progress and marks only it, the second waiting its turn on the lane; the quit dialog calls it queued."""
     from workbench.service.stores import lock_holder
 
     db = tmp_path / "store.sqlite"
@@ -267,6 +267,13 @@ async def test_a_campaign_run_waiting_its_turn_is_not_counted_in_progress(tmp_pa
                 await until(pilot, lambda: "▶" in state_cell(home, "c-g-full"), "the first run listed ▶")
                 assert "c-g-no-search" in app.jobs and app.jobs["c-g-no-search"].active  # registered, waiting
                 assert "1 run in progress" in str(home.query_one("#runs-title").render())
+                await pilot.press("q")  # the quit dialog names the run in progress, counts the one queued
+                await until(pilot, lambda: app.screen.query(".dialog-message"), "the quit dialog")
+                question = str(app.screen.query_one(".dialog-message").render())
+                assert question.startswith("c-g-full is running; 1 queued run will not start. Quit and interrupt")
+                assert "c-g-no-search" not in question
+                await pilot.press("n")
+                await until(pilot, lambda: app.screen is home, "the dialog closed, nothing quit")
                 model.allow(100)
                 await until(pilot, lambda: app.campaigns["c"].status == "done", "the campaign done")
                 await until(pilot, lambda: state_cell(home, "c-g-no-search") == "done", "the second run listed done")

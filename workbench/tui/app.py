@@ -176,6 +176,7 @@ class WorkbenchApp(App[int]):
         if not active:
             self.exit(0)
             return
+        from workbench.tui.forms.quit import quit_question
         from workbench.tui.screens.dialogs import ConfirmModal
 
         def done(yes: bool | None) -> None:
@@ -187,16 +188,10 @@ class WorkbenchApp(App[int]):
                     job.cancel()
                 self.exit(0)
 
-        names = ", ".join(j.name for j in active)
-        self.push_screen(
-            ConfirmModal(
-                f"{names} still running. Quit and interrupt (finished trajectories are kept; "
-                "resume with R on the runs list)?",
-                "Quit",
-                "Quit",
-            ),
-            done,
-        )
+        running = [j.name for j in active if j.in_progress]
+        campaigns = [c.name for c in self.campaigns.values() if c.active]
+        question = quit_question(running, len(active) - len(running), campaigns)
+        self.push_screen(ConfirmModal(question, "Quit", "Quit"), done)
 
     def on_unmount(self) -> None:
         for campaign in self.campaigns.values():
