@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from workbench.service.campaign.preview import RunPreview
 from workbench.service.records.campaign import CampaignTotals
-from workbench.tui.forms.campaign import path_problem, plan_line, row_cells, running_line
+from workbench.tui.forms.campaign import path_problem, plan_line, row_cells, running_line, shard_note
 
 LLM = RunPreview("p-gpt-full", "gpt", "openai", "run", episodes=40, already_done=10, cost_usd=1.5, scripted=False)
 UNPRICED = RunPreview("p-x-full", "x", "http://h/v1", "run", episodes=20, already_done=0, cost_usd=None, scripted=False)
@@ -39,3 +39,10 @@ def test_a_path_that_names_no_file_is_said(tmp_path):
     (tmp_path / "c.toml").write_text("")
     assert path_problem(str(tmp_path / "c.toml")) is None
     assert path_problem(str(tmp_path / "nope.toml")) == f"no file at {tmp_path / 'nope.toml'}"
+
+
+def test_a_shards_store_is_said_with_the_command_for_that_shard(tmp_path):
+    assert shard_note("2/3", tmp_path / "c.toml", tmp_path / "h2.sqlite") == (
+        "shard 2/3: this store holds the campaign's shard 2/3, so that shard is planned and ctrl+r runs it "
+        f"(as `agenthop-tui --batch campaign run {tmp_path}/c.toml --shard 2/3 --db {tmp_path}/h2.sqlite`)"
+    )

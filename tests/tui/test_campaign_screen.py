@@ -3,6 +3,8 @@ its end, a run opened on the Live screen; a bad file shown as the CLI says it.""
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.widgets import DataTable, Input
 from tui_support import make_app, settle
 
@@ -129,3 +131,93 @@ async def test_an_unreachable_endpoint_stops_only_its_runs_on_screen(tmp_path, m
                 ("l-c-no-search", "0/2", "· not started"),
             ]
             assert "stopped" in str(app.screen.query_one("#campaign-totals").render())
+
+
+def batch(capsys, *args: str):
+    """`--batch ARGS` in-process, before the app's loop (the CLI runs its own, which cannot nest in it)."""
+    from tests.cli_inprocess import batch as run
+
+    return run(capsys, *args)
+
+
+def stored(db) -> dict[str, tuple[str | None, int]]:
+    """Each run in the store: the shard it records and its trajectories."""
+    import json
+    import sqlite3
+
+    with sqlite3.connect(db) as con:
+        rows = con.execute(
+            "SELECT r.name, r.config, (SELECT count(*) FROM trajectories t WHERE t.run_id = r.id) FROM runs r"
+        ).fetchall()
+    return {name: (json.loads(config).get("slice", {}).get("shard"), n) for name, config, n in rows}
+
+
+def test_on_a_shards_store_the_screen_plans_and_runs_that_shard(tmp_path, capsys):
+    """A store made by `campaign run FILE --shard 1/2`: the screen plans shard 1/2 (saying so, with the CLI command
+    for it) and ctrl+r runs that shard, never the whole campaign into the shard's store."""
+    import json
+
+    from workbench.service import paths
+
+    db = paths.store_path()
+    path = tmp_path / "c.toml"
+    path.write_text(FILE.replace("limit = 3", "limit = 8"), encoding="utf-8")
+    shard = batch(capsys, "campaign", "status", str(path), "--shard", "1/2", "--format", "json")
+    planned = {s["run"]: s["planned"] for s in json.loads(shard.stdout)}
+    whole = batch(capsys, "campaign", "status", str(path), "--format", "json")
+    assert sum(planned.values()) < sum(s["planned"] for s in json.loads(whole.stdout))
+    head = FILE.replace("limit = 3", "limit = 8").split("[[models]]")[0]
+    first = tmp_path / "h.toml"  # the shard's first runs: model h only, so model o's are still to run
+    first.write_text(head + '[[models]]\nname = "h"\nagent = "heuristic"\n', encoding="utf-8")
+    assert (batch(capsys, "campaign", "run", str(first), "--shard", "1/2", "--db", str(db))).returncode == 0
+    app = make_app()
+
+    async def on_screen() -> None:
+        async with app.run_test(size=(200, 40)) as pilot:
+            await settle(pilot, app)
+            await app.push_screen(CampaignScreen(path))
+            await settle(pilot, app)
+            screen = app.screen
+            assert {r[0]: int(r[3]) for r in rows(screen)} == planned
+            note = str(screen.query_one("#campaign-error").render())
+            assert note.startswith("shard 1/2: this store holds the campaign's shard 1/2")
+            assert f"agenthop-tui --batch campaign run {path} --shard 1/2 --db {db}" in note
+            await pilot.press("ctrl+r")
+            await settle(pilot, app)
+            assert app.campaigns["c"].status == "done"
+
+    asyncio.run(on_screen())
+    assert stored(db) == {name: ("1/2", n) for name, n in planned.items()}
+
+
+def test_a_store_holding_the_campaign_in_mixed_parts_is_refused(tmp_path, capsys):
+    """One model's runs made as shard 1/2, the other's whole: nothing can be started, and the screen says why."""
+    from workbench.service import paths
+
+    db = paths.store_path()
+    head = FILE.split("[[models]]", maxsplit=1)[0]
+    (tmp_path / "h.toml").write_text(head + '[[models]]\nname = "h"\nagent = "heuristic"\n', encoding="utf-8")
+    (tmp_path / "o.toml").write_text(head + '[[models]]\nname = "o"\nagent = "oracle"\n', encoding="utf-8")
+    assert (
+        batch(capsys, "campaign", "run", str(tmp_path / "h.toml"), "--shard", "1/2", "--db", str(db))
+    ).returncode == 0
+    assert (batch(capsys, "campaign", "run", str(tmp_path / "o.toml"), "--db", str(db))).returncode == 0
+    before = stored(db)
+    path = tmp_path / "c.toml"
+    path.write_text(FILE, encoding="utf-8")
+    app = make_app()
+
+    async def on_screen() -> None:
+        async with app.run_test(size=(200, 40)) as pilot:
+            await settle(pilot, app)
+            await app.push_screen(CampaignScreen(path))
+            await settle(pilot, app)
+            error = str(app.screen.query_one("#campaign-error").render())
+            assert "this store holds campaign 'c' made in parts that do not go together" in error
+            assert "'c-h-full' as shard 1/2" in error and "'c-o-full' whole" in error
+            await pilot.press("ctrl+r")
+            await settle(pilot, app)
+            assert "c" not in app.campaigns
+
+    asyncio.run(on_screen())
+    assert stored(db) == before

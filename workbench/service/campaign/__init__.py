@@ -19,7 +19,7 @@ from workbench.service.campaign.plan import (
     check_models,
     plan_campaign,
 )
-from workbench.service.campaign.status import RunState, campaign_status, planned_pairs
+from workbench.service.campaign.status import RunState, campaign_status, planned_pairs, store_shard
 from workbench.service.campaign.tables import CampaignTables, campaign_tables
 from workbench.service.campaign.tracker import CampaignTracker
 
@@ -43,4 +43,5 @@ __all__ = [
     "load_campaign",
     "plan_campaign",
     "planned_pairs",
+    "store_shard",
 ]

@@ -53,6 +53,14 @@ def running_line(name: str, totals: Any, status: str, message: str) -> str:
     return f"{totals_line(name, totals)} · {status}" + (f": {message}" if message else "")
 
 
+def shard_note(shard: str, path: Path, store: Path) -> str:
+    """What the screen plans on a shard's store: that shard, as the CLI command for it runs it."""
+    return (
+        f"shard {shard}: this store holds the campaign's shard {shard}, so that shard is planned and ctrl+r runs it "
+        f"(as `agenthop-tui --batch campaign run {path} --shard {shard} --db {store}`)"
+    )
+
+
 def path_problem(text: str) -> str | None:
     """Why `text` names no campaign file to open, or None."""
     path = Path(text.strip()).expanduser()

@@ -4,7 +4,9 @@ cost, time left); enter on a run opens it on the Live screen. Not started here, 
 process may be running the campaign).
 
 The file is read, planned and estimated by `workbench.service.campaign` (as `--batch campaign run` reads it) on a
-thread; a problem in the file is shown as the CLI says it (file, line, key) and nothing can be started.
+thread; a problem in the file is shown as the CLI says it (file, line, key) and nothing can be started. On a store
+made by `campaign run FILE --shard I/N` the screen plans and runs that shard (said above the rows), never the whole
+campaign into it; a store holding the campaign in parts that do not go together is refused.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from workbench.tui.forms.campaign import NUMERIC, plan_line, row_cells, running_line
+from workbench.tui.forms.campaign import NUMERIC, plan_line, row_cells, running_line, shard_note
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
@@ -91,6 +93,7 @@ class CampaignScreen(WorkbenchNode, Screen):
             check_models,
             load_campaign,
             plan_campaign,
+            store_shard,
         )
         from workbench.service.campaign.preview import preview
         from workbench.service.errors import (
@@ -100,6 +103,7 @@ class CampaignScreen(WorkbenchNode, Screen):
             LocalModelUnavailable,
             StoreError,
         )
+        from workbench.service.execution import parse_shard
         from workbench.service.launch import LaunchError
         from workbench.service.stores import open_store
 
@@ -112,6 +116,9 @@ class CampaignScreen(WorkbenchNode, Screen):
             corpus = app.corpora.corpus(plan.campaign.data)
             store = open_store(app.store_path, readonly=True) if app.store_path.exists() else None
             try:
+                shard = store_shard(store, plan) if store is not None else None  # StoreError: shards mixed
+                if shard is not None:  # a shard's store: its shard planned, as `campaign run FILE --shard I/N`
+                    plan = plan_campaign(plan.campaign, shard=parse_shard(shard))
                 states = campaign_status(store, plan, corpus)
                 if start and store is not None:  # as `campaign run`: refused before anything runs
                     try:
@@ -135,11 +142,12 @@ class CampaignScreen(WorkbenchNode, Screen):
         self.error = message
         self.plan = None
         self.query_one("#campaign-error", Static).update(Text(message, style="bold"))
-        self.query_one("#campaign-totals", Static).update("nothing can be started: fix the file, then F5")
+        self.query_one("#campaign-totals", Static).update("nothing can be started: see above, then F5")
 
     def _planned(self, plan: Any, states: list[Any], previews: list[Any]) -> None:
         self.plan, self.states, self.previews, self.error = plan, states, previews, None
-        self.query_one("#campaign-error", Static).update("")
+        note = shard_note(str(plan.shard), self.path, self.app.store_path) if plan.shard is not None else ""
+        self.query_one("#campaign-error", Static).update(Text(sanitize(note)))
         self._draw_rows()
         self.query_one("#campaign-totals", Static).update(Text(" " + plan_line(self.previews)))
 
