@@ -278,6 +278,20 @@ def test_shards_of_a_campaign_merge_into_the_whole(tmp_path, capsys):
     assert all(s["status"] == "done" and s["left"] == 0 for s in json.loads(proc.stdout))
 
 
+def test_a_shards_store_refuses_the_whole_campaign_and_another_shard(tmp_path, capsys):
+    """A store made as shard 1/2 holds that shard's episodes: running the whole campaign (or shard 2/2) in it would
+    mix the parts (the shard is not part of a run's identity), so it is refused before anything runs."""
+    spec = scripted_file(tmp_path / "s.toml")
+    store = tmp_path / "h1.sqlite"
+    assert batch(capsys, "campaign", "run", str(spec), "--db", str(store), "--shard", "1/2").returncode == 0
+    before = store.read_bytes()
+    for shard in ((), ("--shard", "2/2")):
+        proc = batch(capsys, "campaign", "run", str(spec), "--db", str(store), *shard)
+        assert proc.returncode == 2 and "as shard 1/2" in proc.stderr, proc.stderr
+    assert store.read_bytes() == before
+    assert batch(capsys, "campaign", "run", str(spec), "--db", str(store), "--shard", "1/2").returncode == 0
+
+
 def test_the_docs_panel_is_reproduced_from_its_file(tmp_path, capsys):
     """docs/campaigns.md's panel is what its campaign file makes, row for row."""
     section = (Path(__file__).resolve().parents[1] / "docs" / "campaigns.md").read_text(encoding="utf-8")

@@ -81,6 +81,14 @@ def test_a_column_is_never_fitted_below_its_header():
     assert fitted_widths([12, 9, 5], labels, 100) == (12, 9)  # room enough: as wide as their cells
 
 
+def test_a_tagged_agent_keeps_its_whole_name_where_the_table_has_room():
+    """`heuristic [Navigator · efficient]` (33 cells) stays whole at 140 columns: the agent was cut to `heu…ic`
+    beside its tag while the table had room to spare."""
+    cell = len("heuristic [Navigator · efficient]")
+    assert fitted_widths([len("random-baseline"), cell, 5], ["NAME", "AGENT / MODEL"], 100)[1] == cell
+    assert agent_room(len("heuristic"), len("[Navigator · efficient]"), cell) == len("heuristic")
+
+
 def test_the_agent_words_name_the_model_an_ablation_and_the_tag():
     row = listing("a", agent="oracle", model="gpt-x", ablation="no-search", family="GPT", tier="closed-frontier")
     assert agent_words(row) == "oracle gpt-x · no-search"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.cli.context import _held, _writing, open_data, until_signal
 from workbench.cli.errors import ExitCode, UsageError
+from workbench.views.cells import counted
 
 if TYPE_CHECKING:
     from workbench.service.campaign import CampaignOutcome, CampaignPlan, RunState
@@ -166,7 +167,9 @@ def _print_states(name: str, states: list[RunState]) -> None:
     finished = sum(s.finished for s in states)
     left = sum(s.left for s in states)
     out.print(
-        f"{finished} of {len(states)} runs done; {left} episodes left" if left else f"all {len(states)} runs done",
+        f"{finished} of {counted(len(states), 'run')} done; {counted(left, 'episode')} left"
+        if left
+        else ("the run is done" if len(states) == 1 else f"all {len(states)} runs done"),
         markup=False,
     )
 

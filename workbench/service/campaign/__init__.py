@@ -18,8 +18,9 @@ from workbench.service.campaign.plan import (
     check_against_store,
     check_models,
     plan_campaign,
+    store_shard,
 )
-from workbench.service.campaign.status import RunState, campaign_status, planned_pairs, store_shard
+from workbench.service.campaign.status import RunState, campaign_status, planned_pairs
 from workbench.service.campaign.tables import CampaignTables, campaign_tables
 from workbench.service.campaign.tracker import CampaignTracker
 

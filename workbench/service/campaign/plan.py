@@ -271,10 +271,20 @@ def _check_unique(campaign: CampaignFile, runs: list[PlannedRun]) -> None:
 def check_against_store(store: Any, plan: CampaignPlan, fingerprint: str) -> None:
     """Refuse, before anything runs, a run another process executes now (each lane would otherwise stop the
     campaign when it reached it), a run the store holds with another configuration (the store's own refusal, as
-    `run` gets it: RunConflict, exit 2), and a sweep into a group recorded under another design."""
+    `run` gets it: RunConflict, exit 2), a store holding the campaign made as another shard (or whole: the shard is
+    not part of a run's identity, so the parts would mix), and a sweep into a group recorded under another design."""
     from workbench.service.errors import RunConflict, StoreError
     from workbench.service.stores import differences_phrase, identity_differences, lock_holder
 
+    made = store_shard(store, plan)  # StoreError: the store's own parts are mixed
+    asked = None if plan.shard is None else str(plan.shard)
+    if made != asked and any(_stored(store, run.name) for run in plan.runs):
+        held = f"as shard {made}" if made else "whole"
+        run_as = f"as shard {asked}" if asked else "whole"
+        raise StoreError(
+            f"this store holds campaign '{plan.campaign.name}' {held}: running it {run_as} here would mix the parts; "
+            f"use {'--shard ' + made if made else 'no --shard'} on this store, or another --db (then `merge`)"
+        )
     for run in plan.runs:
         pid = lock_holder(store.path, run.name)
         if pid is not None:
@@ -313,3 +323,39 @@ def check_models(plan: CampaignPlan) -> None:
             raise ConfigError(f"run '{run.name}': {exc}") from None
         except LocalModelUnavailable as exc:
             raise LocalModelUnavailable(f"run '{run.name}': {exc}") from None
+
+
+def store_shard(store: Any, plan: CampaignPlan) -> str | None:
+    """The shard ("I/N") the store's runs of the campaign were made as; None when it holds none of them sharded.
+    StoreError when they were made as different shards, or some sharded and some whole: running the campaign in it
+    (whole, or as one shard) would mix them."""
+    from storage.merge import shard_of_run
+    from workbench.service.errors import StoreError
+
+    made: dict[str | None, str] = {}  # a shard (None: the whole selection) → one run made so
+    for run in plan.runs:
+        try:
+            row = store.run(run.name)
+        except StoreError:
+            row = None
+        if row is not None:
+            made.setdefault(shard_of_run(row), run.name)
+    shards = sorted(made, key=lambda shard: shard or "")
+    if len(shards) > 1:
+        said = ", ".join(f"'{made[s]}' {'as shard ' + s if s else 'whole'}" for s in shards)
+        raise StoreError(
+            f"this store holds campaign '{plan.campaign.name}' made in parts that do not go together ({said}): "
+            "run each shard in its own store (`campaign run FILE --shard I/N`), then `merge` them"
+        )
+    return shards[0] if shards else None
+
+
+def _stored(store: Any, name: str) -> bool:
+    """Whether the store holds a run of this name."""
+    from workbench.service.errors import StoreError
+
+    try:
+        store.run(name)
+    except StoreError:
+        return False
+    return True

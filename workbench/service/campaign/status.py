@@ -2,7 +2,7 @@
 
 Read-only: `campaign status` and the TUI's campaign screen ask it without running anything; `campaign run` asks
 it for its totals before it starts (the progress display's denominators). A store made by `campaign run FILE --shard
-I/N` holds that shard's runs (each records its shard): `store_shard` says which, so the TUI plans that shard rather
+I/N` holds that shard's runs (each records its shard): `plan.store_shard` says which, so the TUI plans that shard rather
 than the whole campaign.
 """
 
@@ -98,28 +98,3 @@ def campaign_status(store: Any, plan: CampaignPlan, corpus: Any) -> list[RunStat
             status = "left"
         states.append(RunState(run.name, run.model, run.endpoint, run.kind, len(pairs), done, status))
     return states
-
-
-def store_shard(store: Any, plan: CampaignPlan) -> str | None:
-    """The shard ("I/N") the store's runs of the campaign were made as; None when it holds none of them sharded.
-    StoreError when they were made as different shards, or some sharded and some whole: running the campaign in it
-    (whole, or as one shard) would mix them."""
-    from storage.merge import shard_of_run
-    from workbench.service.errors import StoreError
-
-    made: dict[str | None, str] = {}  # a shard (None: the whole selection) → one run made so
-    for run in plan.runs:
-        try:
-            row = store.run(run.name)
-        except StoreError:
-            row = None
-        if row is not None:
-            made.setdefault(shard_of_run(row), run.name)
-    shards = sorted(made, key=lambda shard: shard or "")
-    if len(shards) > 1:
-        said = ", ".join(f"'{made[s]}' {'as shard ' + s if s else 'whole'}" for s in shards)
-        raise StoreError(
-            f"this store holds campaign '{plan.campaign.name}' made in parts that do not go together ({said}): "
-            "run each shard in its own store (`campaign run FILE --shard I/N`), then `merge` them"
-        )
-    return shards[0] if shards else None

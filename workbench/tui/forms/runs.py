@@ -24,7 +24,8 @@ COLUMNS = (
     ("status", "STATE"),
 )
 SORTS = ("created", "name", "agent", "dataset", "done", "accuracy", "cost", "status")
-NAME_MAX, AGENT_MAX, TEXT_MIN = 32, 30, 10  # NAME and AGENT / MODEL: sized to content up to a cap, shrunk to fit
+NAME_MAX, AGENT_MAX, TEXT_MIN = 40, 48, 10  # NAME and AGENT / MODEL: sized to content up to a cap (an agent, its
+# model and a whole family · tier tag), shrunk to fit the room the other columns leave
 AGENT_MIN = 6  # cells the agent keeps before its tag gives way
 MARK = "● "  # before a marked run's name
 
