@@ -56,6 +56,18 @@ def start_run(db, url: str, name: str, items: int) -> subprocess.Popen:
     return subprocess.Popen(argv, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def start_campaign(path, url: str, db) -> subprocess.Popen:
+    """A campaign file of one model on the gated server (run `c-g-full`, two items, one call in flight) written at
+    `path`, and `--batch campaign run` of it in a child process."""
+    path.write_text(
+        f'name = "c"\nlimit = 2\nworkers = 1\n[[models]]\nname = "g"\nmodel = "openai/gated"\n'
+        f'base_url = "{url}"\ncalls_in_flight = 1\n',
+        encoding="utf-8",
+    )
+    argv = [sys.executable, "-m", "workbench.cli", "--batch", "campaign", "run", str(path), "--db", str(db)]
+    return subprocess.Popen(argv, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 async def until(pilot, condition, what: str) -> None:
     """Let the app run until `condition()` holds (the screens poll the store at their own pace)."""
     deadline = time.monotonic() + DEADLINE_S
@@ -214,13 +226,7 @@ async def test_enter_on_the_campaign_screen_watches_a_run_another_process_execut
     model = GatedModel()
     with model.server as srv:
         path = tmp_path / "c.toml"
-        path.write_text(
-            f'name = "c"\nlimit = 2\nworkers = 1\n[[models]]\nname = "g"\nmodel = "openai/gated"\n'
-            f'base_url = "{srv.url}"\ncalls_in_flight = 1\n',
-            encoding="utf-8",
-        )
-        argv = [sys.executable, "-m", "workbench.cli", "--batch", "campaign", "run", str(path), "--db", str(db)]
-        proc = subprocess.Popen(argv, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = start_campaign(path, srv.url, db)
         try:
             app = make_app()
             async with app.run_test(size=SIZE) as pilot:
@@ -291,13 +297,7 @@ async def test_the_campaign_screen_follows_a_campaign_another_process_runs(tmp_p
     model = GatedModel()
     with model.server as srv:
         path = tmp_path / "c.toml"
-        path.write_text(
-            f'name = "c"\nlimit = 2\nworkers = 1\n[[models]]\nname = "g"\nmodel = "openai/gated"\n'
-            f'base_url = "{srv.url}"\ncalls_in_flight = 1\n',
-            encoding="utf-8",
-        )
-        argv = [sys.executable, "-m", "workbench.cli", "--batch", "campaign", "run", str(path), "--db", str(db)]
-        proc = subprocess.Popen(argv, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = start_campaign(path, srv.url, db)
         try:
             app = make_app()
             async with app.run_test(size=SIZE) as pilot:
