@@ -15,20 +15,9 @@ import pytest
 from storage import Store
 from tests.cli_inprocess import batch
 from tests.openai_server import FakeOpenAI, seed_of, tool_reply, turn_of
+from tests.timing import TIMING, without_timing
 
-TIMING = {
-    "completed_at",
-    "wall_time",
-    "wall_time_s",
-    "p50",
-    "p90",
-    "p95",
-    "mean_wall_time_s",
-    "started_at",
-    "finished_at",
-    "created_at",
-    "elapsed_s",
-}
+CAMPAIGN_TIMING = TIMING | {"created_at", "elapsed_s"}  # a campaign's runs are created, and timed, apart
 KEY = "CAMPAIGN_TEST_KEY"
 
 
@@ -64,18 +53,10 @@ def panel_file(path: Path, urls: dict[str, str], **top: str) -> Path:
     return path
 
 
-def without_timing(obj):
-    if isinstance(obj, dict):
-        return {k: without_timing(v) for k, v in obj.items() if k not in TIMING}
-    if isinstance(obj, list):
-        return [without_timing(v) for v in obj]
-    return obj
-
-
 def report_json(capsys, db: Path, name: str) -> str:
     proc = batch(capsys, "report", name, "--db", str(db), "--format", "json")
     assert proc.returncode == 0, proc.stderr
-    return json.dumps(without_timing(json.loads(proc.stdout)), sort_keys=True)
+    return json.dumps(without_timing(json.loads(proc.stdout), CAMPAIGN_TIMING), sort_keys=True)
 
 
 def most_in_flight(server: FakeOpenAI) -> int:

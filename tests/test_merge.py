@@ -14,20 +14,10 @@ from hypothesis import strategies as st
 from sandbox.shard import Shard, parse_shard, shard_of
 from storage import Store
 from storage.schema import MIGRATIONS
+from tests.timing import without_timing
 from workbench.cli import main
 
 RUN = ["--data", "builtin", "--agent", "heuristic", "--limit", "24", "--replicates", "2", "--workers", "3", "--quiet"]
-TIMING = {
-    "completed_at",
-    "wall_time",
-    "wall_time_s",
-    "p50",
-    "p90",
-    "p95",
-    "mean_wall_time_s",
-    "started_at",
-    "finished_at",
-}
 
 
 def run(db: Path, *extra: str, name: str = "h") -> int:
@@ -75,14 +65,6 @@ def summary(db: Path, capsys) -> dict:
     capsys.readouterr()
     assert main(["--batch", "export", "h", "--format", "agenthop-summary", "--db", str(db)]) == 0
     return without_timing(json.loads(capsys.readouterr().out))
-
-
-def without_timing(obj):
-    if isinstance(obj, dict):
-        return {k: without_timing(v) for k, v in obj.items() if k not in TIMING}
-    if isinstance(obj, list):
-        return [without_timing(v) for v in obj]
-    return obj
 
 
 def contents(db: Path) -> dict:
